@@ -1,0 +1,402 @@
+/* mac.c: per-node IEEE 802.15.4-2006 MAC (unslotted CSMA/CA, 7.5.1.4;
+ * acknowledgement and retransmission, 7.5.6.4; indirect transmission and
+ * data polling, 7.5.6.3). Every frame goes to the sniffer when it ends.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mac.h"
+#include "channel.h"
+#include "truth.h"
+
+#define SLEEPY_RX_WINDOW_US 150000  /* a SED stays awake this long after frame pending */
+
+static void start_next(node_t *n);
+
+mac_tx_t *mac_tx_new(node_t *src, node_t *dst, GByteArray *payload, datagram_t *dg, int hop,
+                     int frag)
+{
+    mac_tx_t *tx = g_new0(mac_tx_t, 1);
+
+    tx->src = src;
+    tx->dst = dst;
+    tx->payload = payload;
+    tx->dg = dg;
+    tx->hop = hop;
+    tx->frag = frag;
+    tx->secured = src->w->p.security && dst != NULL;
+    if (dg)
+        dg->refs++;
+    return tx;
+}
+
+void mac_tx_free(mac_tx_t *tx)
+{
+    if (!tx)
+        return;
+    if (tx->payload)
+        g_byte_array_unref(tx->payload);
+    if (tx->psdu)
+        g_byte_array_unref(tx->psdu);
+    if (tx->dg)
+        datagram_unref(tx->dg);
+    g_free(tx);
+}
+
+/* A sniffer's RSSI and LQI for a transmitter: fixed per node, so that the
+ * choice of link type never changes the random sequence of the run. */
+static void radio_quality(const node_t *n, gint8 *rssi, guint8 *lqi)
+{
+    *rssi = (gint8)(-45 - (n->idx * 7) % 40);
+    *lqi = (guint8)(255 - (n->idx * 13) % 80);
+}
+
+static void sniff(node_t *tx_node, const GByteArray *psdu)
+{
+    world_t *w = tx_node->w;
+    gint8 rssi;
+    guint8 lqi;
+
+    radio_quality(tx_node, &rssi, &lqi);
+    capture_writer_psdu(w->cap, w->p.start_epoch_us + world_now(w), psdu->data, psdu->len, rssi,
+                        lqi);
+}
+
+static gboolean has_indirect_for(node_t *parent, node_t *child, mac_tx_t **first)
+{
+    for (GList *l = parent->indirect.head; l; l = l->next) {
+        mac_tx_t *tx = l->data;
+        if (tx->dst == child) {
+            if (first)
+                *first = tx;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static GByteArray *build_psdu(mac_tx_t *tx, gboolean frame_pending)
+{
+    world_t *w = tx->src->w;
+    wpan_hdr_t h = { 0 };
+    node_t *s = tx->src;
+
+    h.frame_type = tx->is_poll ? WPAN_FT_CMD : WPAN_FT_DATA;
+    h.frame_pending = frame_pending;
+    h.ack_request = tx->dst != NULL;
+    h.seq = s->seq++;
+    h.pan_id = PAN_ID;
+    if (tx->dst) {
+        h.dst_mode = WPAN_ADDR_SHORT;
+        h.dst_short = tx->dst->rloc16;
+        h.src_mode = WPAN_ADDR_SHORT;
+        h.src_short = s->rloc16;
+    } else {
+        /* MLE broadcasts carry the extended source: Wireshark learns the
+         * short-to-extended map from them and can then decrypt. */
+        h.dst_mode = WPAN_ADDR_SHORT;
+        h.dst_short = 0xffff;
+        h.src_mode = WPAN_ADDR_EXT;
+        h.src_ext = s->ext;
+    }
+    if (tx->secured) {
+        h.frame_counter = s->frame_counter++;
+        h.key_index = 1;   /* key sequence 0 */
+    }
+    return wpan_frame_build(&h, tx->payload->data, tx->payload->len,
+                            tx->secured ? w->mac_key : NULL, s->ext);
+}
+
+/* ---- sleepy end device polling ---- */
+
+static void poll_timer(gpointer obj, gpointer arg);
+
+static void schedule_poll(node_t *n, gint64 delay_us)
+{
+    n->poll_gen++;
+    world_at(n->w, world_now(n->w) + delay_us, poll_timer, n, GUINT_TO_POINTER(n->poll_gen));
+}
+
+static gint64 poll_period_us(const node_t *n)
+{
+    return 1000 * (gint64)(n->fast_poll ? n->w->p.poll_ms : n->w->p.idle_poll_ms);
+}
+
+static void send_poll(node_t *n)
+{
+    static const guint8 cmd = WPAN_CMD_DATA_REQUEST;
+    GByteArray *payload = g_byte_array_new();
+    mac_tx_t *tx;
+
+    g_byte_array_append(payload, &cmd, 1);
+    tx = mac_tx_new(n, n->parent, payload, NULL, 0, 0);
+    tx->is_poll = TRUE;
+    mac_send(tx);
+}
+
+static void poll_timer(gpointer obj, gpointer arg)
+{
+    node_t *n = obj;
+
+    if (GPOINTER_TO_UINT(arg) != n->poll_gen || n->w->stop)
+        return;
+    if (!n->awake)
+        send_poll(n);
+    schedule_poll(n, poll_period_us(n));
+}
+
+void mac_start_polling(node_t *n)
+{
+    schedule_poll(n, poll_period_us(n));
+}
+
+void mac_set_fast_poll(node_t *n, gboolean fast)
+{
+    if (!n->sleepy || n->fast_poll == fast)
+        return;
+    n->fast_poll = fast;
+    if (fast)
+        schedule_poll(n, poll_period_us(n));
+}
+
+static void rx_window_end(gpointer obj, gpointer arg)
+{
+    node_t *n = obj;
+
+    if (GPOINTER_TO_UINT(arg) == n->awake_gen)
+        n->awake = FALSE;
+}
+
+static void stay_awake(node_t *n)
+{
+    n->awake = TRUE;
+    n->awake_gen++;
+    world_at(n->w, world_now(n->w) + SLEEPY_RX_WINDOW_US, rx_window_end, n,
+             GUINT_TO_POINTER(n->awake_gen));
+}
+
+/* ---- CSMA/CA and transmission ---- */
+
+typedef struct {
+    mac_tx_t *tx;
+    gboolean  ok;
+    gboolean  ack_frame_pending;
+} tx_result_t;
+
+static void csma_backoff(node_t *n);
+
+static gint64 backoff_us(node_t *n, int be)
+{
+    return (gint64)g_rand_int_range(n->w->rng, 0, 1 << be) * BACKOFF_US;
+}
+
+static void ack_written(gpointer obj, gpointer arg)
+{
+    node_t *acker = obj;
+    GByteArray *ack = arg;
+
+    sniff(acker, ack);
+    truth_ack_sent(acker->w->truth);
+    g_byte_array_unref(ack);
+}
+
+static void deliver_frame(node_t *rx, mac_tx_t *tx)
+{
+    world_t *w = rx->w;
+    gpointer last = g_hash_table_lookup(rx->last_rx_seq, tx->src);
+    guint8 seq = tx->psdu->data[2];
+
+    /* A retry whose ACK was lost: acknowledge again, pass it up once. */
+    if (last && GPOINTER_TO_UINT(last) == (guint)seq + 1)
+        return;
+    g_hash_table_insert(rx->last_rx_seq, tx->src, GUINT_TO_POINTER((guint)seq + 1));
+
+    if (tx->is_poll) {
+        mac_tx_t *first;
+        if (has_indirect_for(rx, tx->src, &first)) {
+            g_queue_remove(&rx->indirect, first);
+            g_queue_push_head(&rx->txq, first);
+            if (!rx->cur)
+                start_next(rx);
+        }
+        return;
+    }
+    if (rx->sleepy) {
+        /* More frames pending: poll again at once, as OpenThread does. */
+        rx->awake = FALSE;
+        if (tx->psdu->data[0] & 0x10)
+            send_poll(rx);
+    }
+    if (tx->dg)
+        world_fragment_received(w, tx->dg, tx->hop, tx->frag);
+}
+
+static void tx_done(gpointer obj, gpointer arg);
+
+static void tx_end(gpointer obj, gpointer arg)
+{
+    node_t *n = obj;
+    world_t *w = n->w;
+    mac_tx_t *tx = n->cur;
+    gint64 end = world_now(w);
+    gint64 start = end - air_time_us(tx->psdu->len);
+    tx_result_t *res = g_new0(tx_result_t, 1);
+    (void)arg;
+
+    res->tx = tx;
+    sniff(n, tx->psdu);
+    tx->sent++;
+    truth_mac_attempt(w->truth, tx);
+
+    if (!tx->dst) {
+        /* Broadcast: nobody acknowledges; the result is success. */
+        res->ok = TRUE;
+        world_at(w, end, tx_done, n, res);
+        return;
+    }
+
+    node_t *rx = tx->dst;
+    gboolean listening = !rx->sleepy || rx->awake;
+    if (listening && !channel_lost(w, n, rx, start, end)) {
+        gboolean fp = tx->is_poll && has_indirect_for(rx, n, NULL);
+        GByteArray *ack = wpan_ack_build(tx->psdu->data[2], fp);
+        gint64 ack_start = end + TURNAROUND_US;
+        gint64 ack_end = ack_start + air_time_us(ack->len);
+
+        channel_add(w, rx, ack_start, ack_end);
+        res->ok = !channel_lost(w, rx, n, ack_start, ack_end);
+        res->ack_frame_pending = fp;
+        deliver_frame(rx, tx);
+        world_at(w, ack_end, ack_written, rx, ack);
+        world_at(w, res->ok ? ack_end : end + ACK_WAIT_US, tx_done, n, res);
+    } else {
+        world_at(w, end + ACK_WAIT_US, tx_done, n, res);
+    }
+}
+
+static void tx_done(gpointer obj, gpointer arg)
+{
+    node_t *n = obj;
+    tx_result_t *res = arg;
+    mac_tx_t *tx = res->tx;
+    world_t *w = n->w;
+
+    if (res->ok) {
+        if (tx->is_poll && res->ack_frame_pending)
+            stay_awake(n);
+        n->cur = NULL;
+        mac_tx_free(tx);
+    } else if (tx->attempts <= w->p.mac_max_frame_retries) {
+        /* Retry the same PSDU: same sequence number and frame counter. */
+        g_free(res);
+        csma_backoff(n);
+        return;
+    } else {
+        n->cur = NULL;
+        truth_mac_failed(w->truth, tx);
+        if (tx->dg)
+            world_fragment_failed(w, tx->dg, tx->hop, tx->frag);
+        mac_tx_free(tx);
+    }
+    g_free(res);
+    start_next(n);
+}
+
+typedef struct {
+    int nb, be;
+} csma_state_t;
+
+static void cca(gpointer obj, gpointer arg);
+
+static void csma_step(node_t *n, csma_state_t *cs)
+{
+    world_at(n->w, world_now(n->w) + backoff_us(n, cs->be), cca, n, cs);
+}
+
+static void csma_backoff(node_t *n)
+{
+    csma_state_t *cs = g_new0(csma_state_t, 1);
+
+    cs->be = n->w->p.mac_min_be;
+    csma_step(n, cs);
+}
+
+static void cca(gpointer obj, gpointer arg)
+{
+    node_t *n = obj;
+    csma_state_t *cs = arg;
+    world_t *w = n->w;
+    mac_tx_t *tx = n->cur;
+    gint64 now = world_now(w);
+
+    if (channel_busy(w, n, now, now + CCA_US)) {
+        cs->nb++;
+        cs->be = MIN(cs->be + 1, w->p.mac_max_be);
+        if (cs->nb <= w->p.mac_max_csma_backoffs) {
+            csma_step(n, cs);
+            return;
+        }
+        /* Channel access failure counts as a failed attempt. */
+        g_free(cs);
+        tx->attempts++;
+        tx_result_t *res = g_new0(tx_result_t, 1);
+        res->tx = tx;
+        if (!tx->psdu)
+            tx->psdu = build_psdu(tx, FALSE);
+        world_at(w, now, tx_done, n, res);
+        return;
+    }
+    g_free(cs);
+    if (!tx->psdu) {
+        gboolean fp = tx->dst && tx->dst->sleepy && has_indirect_for(n, tx->dst, NULL);
+        tx->psdu = build_psdu(tx, fp);
+    }
+    tx->attempts++;
+    gint64 start = now + CCA_US + TURNAROUND_US;
+    gint64 end = start + air_time_us(tx->psdu->len);
+    channel_add(w, n, start, end);
+    world_at(w, end, tx_end, n, NULL);
+}
+
+static void start_next(node_t *n)
+{
+    if (n->cur || n->w->stop)
+        return;
+    n->cur = g_queue_pop_head(&n->txq);
+    if (n->cur)
+        csma_backoff(n);
+}
+
+void mac_send(mac_tx_t *tx)
+{
+    g_queue_push_tail(&tx->src->txq, tx);
+    start_next(tx->src);
+}
+
+void mac_send_indirect(mac_tx_t *tx)
+{
+    g_queue_push_tail(&tx->src->indirect, tx);
+}
+
+static void drop_from(GQueue *q, datagram_t *dg, int hop)
+{
+    GList *l = q->head;
+    while (l) {
+        GList *next = l->next;
+        mac_tx_t *tx = l->data;
+        if (tx->dg == dg && tx->hop == hop) {
+            g_queue_delete_link(q, l);
+            mac_tx_free(tx);
+        }
+        l = next;
+    }
+}
+
+void mac_drop_datagram(node_t *n, datagram_t *dg, int hop)
+{
+    drop_from(&n->txq, dg, hop);
+    drop_from(&n->indirect, dg, hop);
+}
+
+void mac_broadcast(node_t *n, GByteArray *payload)
+{
+    mac_send(mac_tx_new(n, NULL, payload, NULL, 0, 0));
+}

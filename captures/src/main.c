@@ -1,0 +1,263 @@
+/* main.c: meter-sim, the capture generator's command line.
+ *
+ * meter-sim [--scenario NAME] [--seed N] --output FILE [parameters...]
+ * writes FILE (pcap) and FILE.truth.json, deterministic for a given seed.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capture_writer.h"
+#include "scenario.h"
+#include "truth.h"
+#include "world.h"
+
+#ifndef METERSCOPE_VERSION
+#define METERSCOPE_VERSION "0.0.0"
+#endif
+
+static char *opt_scenario, *opt_output, *opt_link, *opt_loss_model, *opt_token, *opt_key,
+    *opt_szx_list, *opt_gw_szx0;
+static gint64 opt_seed = -1, opt_start = -1;
+static int opt_szx = -1, opt_image_size = -1, opt_channel = -1;
+static gboolean opt_quiet, opt_version, opt_no_szx7_payload;
+
+static gboolean parse_hex_key(const char *hex, guint8 out[16])
+{
+    if (strlen(hex) != 32)
+        return FALSE;
+    for (int i = 0; i < 16; i++) {
+        int hi = g_ascii_xdigit_value(hex[2 * i]), lo = g_ascii_xdigit_value(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return FALSE;
+        out[i] = (guint8)(hi << 4 | lo);
+    }
+    return TRUE;
+}
+
+static char *scenario_help(void)
+{
+    guint n;
+    const scenario_t *s = scenario_list(&n);
+    GString *h = g_string_new("Scenarios (--scenario):\n");
+
+    for (guint i = 0; i < n; i++)
+        g_string_append_printf(h, "  %-22s %s\n", s[i].name, s[i].summary);
+    g_string_append(h, "\nWrites FILE and FILE.truth.json (the ground truth; see docs/ground-truth.md).\n"
+                       "Parameters given on the command line override the scenario's.");
+    return g_string_free(h, FALSE);
+}
+
+/* The scenario must be applied before the other options override it. */
+static const char *find_scenario_arg(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc)
+            return argv[i + 1];
+        if (g_str_has_prefix(argv[i], "--scenario="))
+            return argv[i] + 11;
+    }
+    return NULL;
+}
+
+static int fail(const char *msg)
+{
+    fprintf(stderr, "meter-sim: %s\n", msg);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    sim_params_t p;
+    const char *scen_name = find_scenario_arg(argc, argv);
+    const scenario_t *scen = scenario_find(scen_name ? scen_name : "default");
+    GError *err = NULL;
+
+    sim_params_defaults(&p);
+    if (scen) {
+        scen->apply(&p);
+        g_strlcpy(p.name, scen->name, sizeof(p.name));
+    }
+
+    GOptionEntry entries[] = {
+        { "scenario", 0, 0, G_OPTION_ARG_STRING, &opt_scenario, "Named scenario (see below)", "NAME" },
+        { "seed", 's', 0, G_OPTION_ARG_INT64, &opt_seed, "Random seed (default 1)", "N" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output, "Capture file to write", "FILE" },
+        { "link", 0, 0, G_OPTION_ARG_STRING, &opt_link, "195, 230, 283, zep or gateway (default 195)", "TYPE" },
+        { "channel", 0, 0, G_OPTION_ARG_INT, &opt_channel, "IEEE 802.15.4 channel 11..26 (default 15)", "N" },
+        { "start", 0, 0, G_OPTION_ARG_INT64, &opt_start, "Capture start, UNIX seconds", "T" },
+        { "max-duration", 0, 0, G_OPTION_ARG_DOUBLE, &p.max_duration_s, "Stop the simulation after S seconds", "S" },
+        { "hops", 0, 0, G_OPTION_ARG_INT, &p.hops, "Mesh hops meter to border router, 1..3", "N" },
+        { "meters", 0, 0, G_OPTION_ARG_INT, &p.n_meters, "Meters running the script, 1..8", "N" },
+        { "background", 0, 0, G_OPTION_ARG_INT, &p.n_background, "Background nodes, 0..30", "N" },
+        { "hidden-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &p.hidden_fraction, "Share of background nodes hidden from the meters", "F" },
+        { "rx-on-when-idle", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, &p.sleepy, "Meters are routers, not sleepy end devices", NULL },
+        { "poll-ms", 0, 0, G_OPTION_ARG_INT, &p.poll_ms, "SED data poll period during an exchange", "MS" },
+        { "idle-poll-ms", 0, 0, G_OPTION_ARG_INT, &p.idle_poll_ms, "SED data poll period when idle", "MS" },
+        { "loss-model", 0, 0, G_OPTION_ARG_STRING, &opt_loss_model, "bernoulli or gilbert (default gilbert)", "M" },
+        { "loss", 0, 0, G_OPTION_ARG_DOUBLE, &p.loss, "Average frame loss probability", "P" },
+        { "ge-bad-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.ge_bad_ms, "Gilbert-Elliott: mean bad period", "MS" },
+        { "ge-bad-loss", 0, 0, G_OPTION_ARG_DOUBLE, &p.ge_bad_loss, "Gilbert-Elliott: loss while bad", "P" },
+        { "ge-good-loss", 0, 0, G_OPTION_ARG_DOUBLE, &p.ge_good_loss, "Gilbert-Elliott: loss while good", "P" },
+        { "mac-retries", 0, 0, G_OPTION_ARG_INT, &p.mac_max_frame_retries, "macMaxFrameRetries (default 3)", "N" },
+        { "csma-backoffs", 0, 0, G_OPTION_ARG_INT, &p.mac_max_csma_backoffs, "macMaxCSMABackoffs (default 4)", "N" },
+        { "min-be", 0, 0, G_OPTION_ARG_INT, &p.mac_min_be, "macMinBE (default 3)", "N" },
+        { "max-be", 0, 0, G_OPTION_ARG_INT, &p.mac_max_be, "macMaxBE (default 5)", "N" },
+        { "security", 0, 0, G_OPTION_ARG_NONE, &p.security, "Thread MAC security (AES-CCM*, MIC-32, key id mode 1)", NULL },
+        { "network-key", 0, 0, G_OPTION_ARG_STRING, &opt_key, "Thread network key, 32 hex digits", "HEX" },
+        { "no-iphc-context", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, &p.iphc_context, "Carry full source addresses inline", NULL },
+        { "rtt-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.rtt_ms, "Border router to gateway round trip", "MS" },
+        { "rtt-jitter-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.rtt_jitter_ms, "... its jitter (uniform span)", "MS" },
+        { "gw-proc-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.gw_proc_ms, "Gateway processing time", "MS" },
+        { "separate-p", 0, 0, G_OPTION_ARG_DOUBLE, &p.separate_p, "Probability of a separate response", "P" },
+        { "separate-delay-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.separate_delay_ms, "Delay of a separate response", "MS" },
+        { "ack-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &p.ack_timeout_s, "CoAP ACK_TIMEOUT (default 2)", "S" },
+        { "ack-random-factor", 0, 0, G_OPTION_ARG_DOUBLE, &p.ack_random_factor, "CoAP ACK_RANDOM_FACTOR (default 1.5)", "F" },
+        { "max-retransmit", 0, 0, G_OPTION_ARG_INT, &p.max_retransmit, "CoAP MAX_RETRANSMIT (default 4)", "N" },
+        { "max-rerequests", 0, 0, G_OPTION_ARG_INT, &p.max_rerequests, "New-MID re-requests of a block before pausing", "N" },
+        { "resume-after", 0, 0, G_OPTION_ARG_DOUBLE, &p.resume_after_s, "Pause before resuming a transfer", "S" },
+        { "max-resumes", 0, 0, G_OPTION_ARG_INT, &p.max_resumes, "Resumes before the meter gives up", "N" },
+        { "token", 0, 0, G_OPTION_ARG_STRING, &opt_token, "per-request, per-transfer or first-only", "MODE" },
+        { "m-bit-in-requests", 0, 0, G_OPTION_ARG_NONE, &p.m_bit_in_requests, "Set M=1 in Block2 requests (OpenThread)", NULL },
+        { "turnaround-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.turnaround_ms, "Meter's fixed processing per response", "MS" },
+        { "flash-us-per-byte", 0, 0, G_OPTION_ARG_DOUBLE, &p.flash_us_per_byte, "SPI flash programming time", "US" },
+        { "erase-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.erase_ms, "Flash sector erase time", "MS" },
+        { "sector-size", 0, 0, G_OPTION_ARG_INT, &p.sector_size, "Flash sector size", "BYTES" },
+        { "busy-drop", 0, 0, G_OPTION_ARG_DOUBLE, &p.busy_drop, "Meter drops a datagram it ACKed", "P" },
+        { "no-config", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, &p.do_config, "Skip the config fetch", NULL },
+        { "no-history", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, &p.do_history, "Skip the history upload", NULL },
+        { "no-firmware", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, &p.do_firmware, "Skip the firmware download", NULL },
+        { "szx", 0, 0, G_OPTION_ARG_INT, &opt_szx, "Firmware block SZX for every meter, 0..7", "N" },
+        { "szx-list", 0, 0, G_OPTION_ARG_STRING, &opt_szx_list, "Per-meter SZX, e.g. 4,6", "LIST" },
+        { "image-size", 0, 0, G_OPTION_ARG_INT, &opt_image_size, "Firmware body size", "BYTES" },
+        { "his-szx", 0, 0, G_OPTION_ARG_INT, &p.his_szx, "Block1 SZX of history uploads", "N" },
+        { "history-samples", 0, 0, G_OPTION_ARG_INT, &p.history_samples, "Samples per history upload, 1..64", "N" },
+        { "gw-max-szx", 0, 0, G_OPTION_ARG_INT, &p.gw_max_szx, "Largest SZX the gateway answers with", "N" },
+        { "gw-szx0", 0, 0, G_OPTION_ARG_STRING, &opt_gw_szx0, "normal, bad-option or empty", "MODE" },
+        { "gw-szx7-no-payload", 0, 0, G_OPTION_ARG_NONE, &opt_no_szx7_payload, "Answer SZX 7 with 4.00 and no payload", NULL },
+        { "outage-at", 0, 0, G_OPTION_ARG_DOUBLE, &p.outage_at_s, "Meter link outage start", "S" },
+        { "outage", 0, 0, G_OPTION_ARG_DOUBLE, &p.outage_s, "Meter link outage length", "S" },
+        { "outage-meter", 0, 0, G_OPTION_ARG_INT, &p.outage_meter, "Which meter loses its link", "N" },
+        { "bg-upload-interval", 0, 0, G_OPTION_ARG_DOUBLE, &p.bg_upload_interval_s, "Background nodes' upload period", "S" },
+        { "mle-interval", 0, 0, G_OPTION_ARG_DOUBLE, &p.mle_interval_s, "MLE advertisement period", "S" },
+        { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print no summary", NULL },
+        { "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version, "Print the version", NULL },
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
+    GOptionContext *ctx = g_option_context_new("- write a simulated Thread meter sniffer capture");
+    char *desc = scenario_help();
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_description(ctx, desc);
+    g_free(desc);
+    if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+        fprintf(stderr, "meter-sim: %s (try --help)\n", err->message);
+        return 1;
+    }
+    g_option_context_free(ctx);
+    if (opt_version) {
+        printf("meter-sim %s\n", METERSCOPE_VERSION);
+        return 0;
+    }
+    if (scen_name && !scen)
+        return fail("unknown scenario (see --help)");
+    if (!opt_output)
+        return fail("--output FILE is required (try --help)");
+
+    if (opt_seed >= 0)
+        p.seed = (guint64)opt_seed;
+    if (opt_start >= 0)
+        p.start_epoch_us = opt_start * 1000000;
+    if (opt_channel >= 0) {
+        if (opt_channel < 11 || opt_channel > 26)
+            return fail("--channel must be 11..26");
+        p.channel = (guint8)opt_channel;
+    }
+    if (opt_link) {
+        if (strcmp(opt_link, "195") == 0) p.link = CAPTURE_WPAN_FCS;
+        else if (strcmp(opt_link, "230") == 0) p.link = CAPTURE_WPAN_NOFCS;
+        else if (strcmp(opt_link, "283") == 0) p.link = CAPTURE_WPAN_TAP;
+        else if (strcmp(opt_link, "zep") == 0) p.link = CAPTURE_ZEP;
+        else if (strcmp(opt_link, "gateway") == 0) p.link = CAPTURE_GATEWAY;
+        else return fail("--link must be 195, 230, 283, zep or gateway");
+    }
+    if (opt_loss_model) {
+        if (strcmp(opt_loss_model, "bernoulli") == 0) p.loss_model = LOSS_BERNOULLI;
+        else if (strcmp(opt_loss_model, "gilbert") == 0) p.loss_model = LOSS_GILBERT_ELLIOTT;
+        else return fail("--loss-model must be bernoulli or gilbert");
+    }
+    if (opt_token) {
+        if (strcmp(opt_token, "per-request") == 0) p.token_mode = TOKEN_PER_REQUEST;
+        else if (strcmp(opt_token, "per-transfer") == 0) p.token_mode = TOKEN_PER_TRANSFER;
+        else if (strcmp(opt_token, "first-only") == 0) p.token_mode = TOKEN_FIRST_ONLY;
+        else return fail("--token must be per-request, per-transfer or first-only");
+    }
+    if (opt_gw_szx0) {
+        if (strcmp(opt_gw_szx0, "normal") == 0) p.gw_szx0 = GW_SZX0_NORMAL;
+        else if (strcmp(opt_gw_szx0, "bad-option") == 0) p.gw_szx0 = GW_SZX0_BAD_OPTION;
+        else if (strcmp(opt_gw_szx0, "empty") == 0) p.gw_szx0 = GW_SZX0_EMPTY;
+        else return fail("--gw-szx0 must be normal, bad-option or empty");
+    }
+    if (opt_no_szx7_payload)
+        p.gw_szx7_payload = FALSE;
+    if (opt_key && !parse_hex_key(opt_key, p.network_key))
+        return fail("--network-key must be 32 hex digits");
+    if (opt_szx >= 0)
+        for (int i = 0; i < SIM_MAX_METERS; i++)
+            p.fw_szx[i] = opt_szx;
+    if (opt_szx_list) {
+        gchar **v = g_strsplit(opt_szx_list, ",", SIM_MAX_METERS);
+        for (int i = 0; v[i]; i++)
+            p.fw_szx[i] = atoi(v[i]);
+        g_strfreev(v);
+    }
+    if (opt_image_size >= 0)
+        p.image_size = (guint32)opt_image_size;
+
+    if (p.hops < 1 || p.hops > 3)
+        return fail("--hops must be 1..3");
+    if (p.n_meters < 1 || p.n_meters > SIM_MAX_METERS)
+        return fail("--meters must be 1..8");
+    if (p.n_background < 0 || p.n_background > 30)
+        return fail("--background must be 0..30");
+    for (int i = 0; i < p.n_meters; i++)
+        if (p.fw_szx[i] < 0 || p.fw_szx[i] > 7)
+            return fail("SZX must be 0..7");
+    if (p.his_szx < 0 || p.his_szx > 6 || p.gw_max_szx < 0 || p.gw_max_szx > 6)
+        return fail("--his-szx and --gw-max-szx must be 0..6");
+    if (p.image_size < 1 || p.image_size > 4 * 1024 * 1024)
+        return fail("--image-size must be 1..4194304");
+    if (p.loss < 0 || p.loss > 1 || p.busy_drop < 0 || p.busy_drop > 1)
+        return fail("probabilities must be within 0..1");
+    if (p.mac_min_be < 0 || p.mac_max_be > 8 || p.mac_min_be > p.mac_max_be)
+        return fail("need 0 <= --min-be <= --max-be <= 8");
+    if (p.poll_ms < 1 || p.idle_poll_ms < 1 || p.ack_timeout_s <= 0 || p.ack_random_factor < 1)
+        return fail("timers must be positive (and ACK_RANDOM_FACTOR >= 1)");
+
+    capture_writer_t *cap = capture_writer_open(opt_output, p.link, p.channel, &err);
+    if (!cap) {
+        fprintf(stderr, "meter-sim: %s\n", err->message);
+        return 1;
+    }
+    world_t *w = world_new(&p, cap, &err);
+    if (!w) {
+        fprintf(stderr, "meter-sim: %s\n", err->message);
+        return 1;
+    }
+    world_run(w);
+
+    char *truth_path = g_strconcat(opt_output, ".truth.json", NULL);
+    guint64 records = capture_writer_count(cap);
+    int rc = 0;
+    /* The truth file counts the records, so write it before closing. */
+    if (!truth_write_json(w->truth, truth_path, opt_output, &err) || !capture_writer_close(cap, &err)) {
+        fprintf(stderr, "meter-sim: %s\n", err->message);
+        rc = 1;
+    } else if (!opt_quiet) {
+        printf("%s: scenario %s, seed %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " records\n", opt_output,
+               p.name, p.seed, records);
+        truth_print_summary(w->truth, stdout);
+    }
+    g_free(truth_path);
+    world_free(w);
+    return rc;
+}

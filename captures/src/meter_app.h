@@ -1,0 +1,22 @@
+/* meter_app.h: the meter's firmware as seen on the network: a CoAP client
+ * (RFC 7252 retransmission, RFC 7959 block-wise) that fetches its config,
+ * uploads history and downloads a firmware image, writing it to flash.
+ * Background nodes run the same client with a lighter script.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef METER_APP_H
+#define METER_APP_H
+#include "world.h"
+
+typedef struct meter_app meter_app_t;
+
+meter_app_t *meter_app_new(node_t *n, gboolean background);
+void         meter_app_free(meter_app_t *a);
+void         meter_app_start(meter_app_t *a, gint64 at_us);
+/* A complete datagram for this node arrived (dg keeps its capture times). */
+void         meter_app_deliver(node_t *n, const app_msg_t *msg, datagram_t *dg);
+gboolean     meter_apps_all_done(world_t *w);
+/* The history samples a meter uploads (for the gateway and the truth). */
+guint        meter_app_history(node_t *n, const void **samples);
+
+#endif

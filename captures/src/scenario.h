@@ -1,0 +1,99 @@
+/* scenario.h: every physical and protocol parameter of a simulation run,
+ * their defaults, and the named scenarios that override them.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef SCENARIO_H
+#define SCENARIO_H
+#include <glib.h>
+#include "capture_writer.h"
+
+#define SIM_MAX_METERS 8
+
+typedef enum { LOSS_BERNOULLI, LOSS_GILBERT_ELLIOTT } loss_model_t;
+typedef enum { TOKEN_PER_REQUEST, TOKEN_PER_TRANSFER, TOKEN_FIRST_ONLY } token_mode_t;
+typedef enum { GW_SZX0_NORMAL, GW_SZX0_BAD_OPTION, GW_SZX0_EMPTY } gw_szx0_t;
+
+typedef struct {
+    char     name[32];
+    guint64  seed;
+    capture_kind_t link;
+    guint8   channel;
+    gint64   start_epoch_us;       /* capture start, UNIX microseconds */
+    double   max_duration_s;       /* the simulation stops here whatever happens */
+
+    /* Topology */
+    int      hops;                 /* meter to border router: 1..3 */
+    int      n_meters;             /* meters running the task script */
+    int      n_background;         /* other Thread nodes: 0..30 */
+    double   hidden_fraction;      /* background nodes the meters' path cannot hear */
+    gboolean sleepy;               /* meters are sleepy end devices */
+    int      poll_ms;              /* SED data poll period while an exchange is open */
+    int      idle_poll_ms;         /* ... and between tasks */
+
+    /* IEEE 802.15.4 radio and MAC */
+    loss_model_t loss_model;
+    double   loss;                 /* long-run average frame loss probability */
+    double   ge_bad_ms;            /* Gilbert-Elliott: mean length of a bad period */
+    double   ge_bad_loss;          /* frame loss while bad */
+    double   ge_good_loss;         /* frame loss while good */
+    int      mac_max_frame_retries;
+    int      mac_max_csma_backoffs;
+    int      mac_min_be, mac_max_be;
+    gboolean security;
+    guint8   network_key[16];
+    gboolean iphc_context;         /* compress the on-mesh prefix with context 1 */
+
+    /* Border router to cloud gateway */
+    double   rtt_ms, rtt_jitter_ms;
+    double   gw_proc_ms;
+    double   separate_p;           /* probability of an empty ACK + separate response */
+    double   separate_delay_ms;
+
+    /* CoAP (RFC 7252 4.8) */
+    double   ack_timeout_s, ack_random_factor;
+    int      max_retransmit;
+    int      max_rerequests;       /* new-MID re-requests of one block before pausing */
+    double   resume_after_s;       /* pause before resuming an interrupted transfer */
+    int      max_resumes;
+    token_mode_t token_mode;
+    gboolean m_bit_in_requests;    /* OpenThread sets M=1 in Block2 requests */
+
+    /* Meter application and flash */
+    double   turnaround_ms;        /* fixed processing between response and next request */
+    double   flash_us_per_byte;    /* SPI flash programming */
+    double   erase_ms;             /* sector erase when a block starts a new sector */
+    int      sector_size;
+    double   busy_drop;            /* meter drops a complete datagram it already ACKed */
+
+    /* Tasks */
+    gboolean do_config, do_history, do_firmware;
+    int      fw_szx[SIM_MAX_METERS]; /* requested SZX per meter (0..7) */
+    guint32  image_size;           /* firmware body size, bytes */
+    int      his_szx;
+    int      history_samples;
+
+    /* Gateway behaviour */
+    int      gw_max_szx;           /* answers with min(asked, this): renegotiation */
+    gw_szx0_t gw_szx0;
+    gboolean gw_szx7_payload;      /* node-coap: 4.02 Bad Option for SZX 7, payload anyway */
+
+    /* A link outage of meter 0 (seconds from start; 0 = none) */
+    double   outage_at_s, outage_s;
+    int      outage_meter;
+
+    /* Background traffic */
+    double   bg_upload_interval_s;
+    double   mle_interval_s;
+} sim_params_t;
+
+typedef struct {
+    const char *name;
+    const char *summary;
+    void (*apply)(sim_params_t *p);
+} scenario_t;
+
+void sim_params_defaults(sim_params_t *p);
+const scenario_t *scenario_find(const char *name);
+const scenario_t *scenario_list(guint *n);
+
+#endif
