@@ -245,6 +245,7 @@ static void resume(gpointer obj, gpointer arg)
         a->xfer->resumes++;
         a->xfer->rerequests++;
     }
+    mac_set_fast_poll(a->n, TRUE);
     send_current(a);
 }
 
@@ -254,6 +255,7 @@ static void pause_or_abort(meter_app_t *a)
 
     if (a->xfer && a->resumes < p->max_resumes) {
         a->resumes++;
+        mac_set_fast_poll(a->n, FALSE);
         world_at(a->w, world_now(a->w) + (gint64)(p->resume_after_s * 1e6), resume, a, NULL);
         return;
     }
@@ -333,6 +335,7 @@ static void next_task(meter_app_t *a)
     a->open = FALSE;
     a->timer_gen++;
     a->step++;
+    mac_set_fast_poll(a->n, FALSE);
     if (a->script[a->step] == TASK_DONE && a->background && !meter_apps_all_done(a->w)) {
         /* Background nodes keep uploading history until the meters finish. */
         a->step = 0;

@@ -184,14 +184,16 @@ static void apply_two_meters(sim_params_t *p)
     p->n_meters = 2;
     p->n_background = 4;
     p->do_config = p->do_history = FALSE;
-    p->image_size = 24 * 1024;
+    p->image_size = 12 * 1024;
     p->fw_szx[0] = 4;
     p->fw_szx[1] = 6;
     p->gw_max_szx = 4;
+    /* Long enough that meter 0's exchange fails and it pauses, then resumes. */
     p->outage_meter = 0;
-    p->outage_at_s = 12;
-    p->outage_s = 50;
-    p->resume_after_s = 20;
+    p->outage_at_s = 8;
+    p->outage_s = 80;
+    p->max_rerequests = 0;
+    p->resume_after_s = 15;
 }
 
 static const scenario_t SCENARIOS[] = {

@@ -1,0 +1,96 @@
+"""tshark_view.py: what stock tshark 4.0 sees in a capture, counted the way
+docs/ground-truth.md defines the truth file's capture-level numbers.
+
+Only stock dissectors are used here (no meterscope plugin), so these checks
+test the generator against an independent decoder.
+"""
+import json
+import os
+import subprocess
+
+FIELDS = [
+    "frame.number", "wpan.frame_type", "wpan.seq_no", "wpan.src16", "wpan.src64",
+    "wpan.dst16", "wpan.ack_request", "wpan.fcs_ok", "6lowpan.frag.size", "ipv6.src",
+    "ipv6.dst", "coap.type", "coap.code", "coap.mid", "coap.opt.name",
+    "coap.opt.block_number", "_ws.malformed", "_ws.expert.severity", "frame.protocols",
+]
+
+WARNING = 6291456   # expert severity PI_WARN
+
+
+def tshark_cmd(capture, truth, extra=()):
+    cmd = [os.environ.get("TSHARK", "tshark"), "-n", "-r", capture]
+    for pref in truth.get("wireshark_prefs", []):
+        cmd += ["-o", pref]
+    return cmd + list(extra)
+
+
+def run_fields(capture, truth, fields=FIELDS, two_pass=False, display_filter=None):
+    extra = ["-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=;"]
+    if two_pass:
+        extra.append("-2")
+    if display_filter:
+        extra += ["-Y", display_filter]
+    for f in fields:
+        extra += ["-e", f]
+    env = dict(os.environ, LC_ALL="C")
+    out = subprocess.run(tshark_cmd(capture, truth, extra), check=True, capture_output=True,
+                         text=True, env=env).stdout
+    rows = []
+    for line in out.splitlines():
+        vals = line.split("\t")
+        rows.append(dict(zip(fields, vals + [""] * (len(fields) - len(vals)))))
+    return rows
+
+
+def load_truth(capture):
+    with open(capture + ".truth.json") as f:
+        return json.load(f)
+
+
+def count(rows, gateway_view):
+    """Capture-level counts as defined for the truth file."""
+    c = {"frames": len(rows), "fcs_bad": 0, "malformed": 0, "warnings": 0, "acks": 0,
+         "fragment_frames": 0, "mac_retries": 0, "coap_messages": 0,
+         "block2_responses": 0, "con_retransmissions": 0, "undecoded_data": 0,
+         "reassembled_copies": 0}
+    last_seq = {}
+    seen_con = set()
+    for r in rows:
+        if r["_ws.malformed"]:
+            c["malformed"] += 1
+        sev = [int(s) for s in r["_ws.expert.severity"].split(";") if s]
+        if sev and max(sev) >= WARNING:
+            c["warnings"] += 1
+        retry = False
+        if not gateway_view:
+            if r["wpan.fcs_ok"] != "1":
+                c["fcs_bad"] += 1
+            if r["wpan.frame_type"] == "0x0002":
+                c["acks"] += 1
+            if r["wpan.ack_request"] == "1":
+                src = r["wpan.src16"] or r["wpan.src64"]
+                retry = last_seq.get(src) == r["wpan.seq_no"]
+                last_seq[src] = r["wpan.seq_no"]
+                c["mac_retries"] += retry
+            if r["6lowpan.frag.size"]:
+                c["fragment_frames"] += 1
+                # The frame that completes a datagram carries the IPv6 header.
+                if r["ipv6.src"] and not retry:
+                    c["reassembled_copies"] += 1
+            if r["wpan.frame_type"] == "0x0001" and "6lowpan" not in r["frame.protocols"].split(":"):
+                c["undecoded_data"] += 1
+        if not r["coap.type"] or retry:
+            continue
+        c["coap_messages"] += 1
+        code = int(r["coap.code"])
+        if code >= 64 and "Block2" in r["coap.opt.name"]:
+            c["block2_responses"] += 1
+        if r["coap.type"] == "0":
+            link = (r["wpan.src16"] or r["wpan.src64"], r["wpan.dst16"]) if not gateway_view \
+                else (r["ipv6.src"], r["ipv6.dst"])
+            key = link + (r["ipv6.src"], r["coap.mid"])
+            if key in seen_con:
+                c["con_retransmissions"] += 1
+            seen_con.add(key)
+    return c
