@@ -11,6 +11,7 @@
 /* libpcap's headers use the BSD u_char/u_int types, hidden by strict -std=c11. */
 #define _DEFAULT_SOURCE
 #include "capture_writer.h"
+#include "inet_checksum.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -92,21 +93,6 @@ static void put_tap_tlv(GByteArray *b, guint16 type, const guint8 *val, guint16 
     g_byte_array_append(b, val, len);
     if (len % 4)
         g_byte_array_append(b, pad, 4 - len % 4);
-}
-
-/* RFC 1071 one's-complement checksum (finished: complemented). */
-static guint16 inet_csum(guint32 sum, const guint8 *p, gsize len)
-{
-    while (len > 1) {
-        sum += (guint32)((p[0] << 8) | p[1]);
-        p += 2;
-        len -= 2;
-    }
-    if (len)
-        sum += (guint32)(p[0] << 8);
-    while (sum >> 16)
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    return (guint16)~sum;
 }
 
 capture_writer_t *capture_writer_open(const char *path, capture_kind_t kind, guint8 channel,
@@ -265,7 +251,7 @@ static void build_zep(capture_writer_t *w, GByteArray *b, gint64 time_us, gsize 
 
     /* IPv4 header checksum now; the UDP one needs the PSDU (see caller). */
     {
-        guint16 c = inet_csum(0, b->data + ip_off, 20);
+        guint16 c = inet_csum_finish(inet_csum_add(0, b->data + ip_off, 20));
 
         b->data[ip_off + 10] = (guint8)(c >> 8);
         b->data[ip_off + 11] = (guint8)c;
@@ -287,10 +273,9 @@ static void finish_zep_udp(GByteArray *b)
     ph[9] = 17;
     ph[10] = (guint8)(udp_len >> 8);
     ph[11] = (guint8)udp_len;
-    for (int i = 0; i < 12; i += 2)
-        sum += (guint32)((ph[i] << 8) | ph[i + 1]);
+    sum = inet_csum_add(sum, ph, sizeof ph);
     p = b->data + udp_off;
-    c = inet_csum(sum, p, udp_len);
+    c = inet_csum_finish(inet_csum_add(sum, p, udp_len));
     if (c == 0)
         c = 0xFFFF;
     b->data[udp_off + 6] = (guint8)(c >> 8);

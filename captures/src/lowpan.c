@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "lowpan.h"
+#include "inet_checksum.h"
 
 #include <string.h>
 
@@ -50,19 +51,6 @@ static void put_u8(GByteArray *out, guint8 v)
     g_byte_array_append(out, &v, 1);
 }
 
-/* One's-complement sum of 16-bit big-endian words (odd byte padded). */
-static guint32 csum_add(guint32 sum, const guint8 *p, gsize len)
-{
-    while (len > 1) {
-        sum += (guint32)((p[0] << 8) | p[1]);
-        p += 2;
-        len -= 2;
-    }
-    if (len)
-        sum += (guint32)(p[0] << 8);
-    return sum;
-}
-
 /* UDP checksum over the IPv6 pseudo-header (RFC 8200 8.1) and the UDP
  * header (checksum field zero) and payload. */
 static guint16 udp6_checksum(const lowpan_ip6udp_t *ip, const guint8 *payload, gsize len)
@@ -75,16 +63,14 @@ static guint16 udp6_checksum(const lowpan_ip6udp_t *ip, const guint8 *payload, g
                      (guint8)(udp_len >> 8), (guint8)udp_len, 0, 0 };
     guint32 sum = 0;
 
-    sum = csum_add(sum, ip->src, 16);
-    sum = csum_add(sum, ip->dst, 16);
-    sum = csum_add(sum, ph, sizeof ph);
-    sum = csum_add(sum, uh, sizeof uh);
-    sum = csum_add(sum, payload, len);
-    while (sum >> 16)
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    sum = ~sum & 0xFFFF;
+    sum = inet_csum_add(sum, ip->src, 16);
+    sum = inet_csum_add(sum, ip->dst, 16);
+    sum = inet_csum_add(sum, ph, sizeof ph);
+    sum = inet_csum_add(sum, uh, sizeof uh);
+    sum = inet_csum_add(sum, payload, len);
+    guint16 c = inet_csum_finish(sum);
     /* A computed 0 is sent as all ones; 0 would mean "no checksum". */
-    return sum == 0 ? 0xFFFF : (guint16)sum;
+    return c == 0 ? 0xFFFF : c;
 }
 
 GByteArray *lowpan_ipv6_udp_packet(const lowpan_ip6udp_t *ip, const guint8 *payload, gsize len)

@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "payloads.h"
+#include "gcrypt_init.h"
 #include "cbor_enc.h"
 
 #include <math.h>
@@ -230,24 +231,6 @@ static void put_random_body(GByteArray *out, guint64 seed, guint32 n)
     }
 }
 
-/* The library is used from a generator and from unit tests, neither of
- * which initialises libgcrypt itself; do it once unless someone did. */
-static void gcrypt_init_once(void)
-{
-    static gsize done = 0;
-
-    if (g_once_init_enter(&done)) {
-        if (!gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) {
-            gcry_check_version(NULL);
-            /* Key material here is derived from public seeds: no need for
-             * secure memory, and no warnings about its absence. */
-            gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
-            gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
-        }
-        g_once_init_leave(&done, 1);
-    }
-}
-
 static gboolean gcry_fail(GError **err, const char *what, gcry_error_t e)
 {
     g_set_error(err, payloads_error_quark(), 1, "libgcrypt: %s: %s",
@@ -374,7 +357,7 @@ gboolean payload_mcuboot_build(const mcuboot_params_t *p, guint64 key_seed,
                     p->hdr_size);
         return FALSE;
     }
-    gcrypt_init_once();
+    sim_gcrypt_init();
 
     img = g_byte_array_sized_new(p->hdr_size + p->body_size + tlv_tot);
 

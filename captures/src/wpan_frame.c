@@ -10,6 +10,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "wpan_frame.h"
+#include "gcrypt_init.h"
 
 #include <string.h>
 #include <gcrypt.h>
@@ -34,23 +35,6 @@
 #define CCM_NONCE_LEN    13
 #define FCS_LEN          2
 
-/* libgcrypt must be initialised once per process before use; the project
- * may also do it elsewhere, so only do it if nobody has. */
-static void gcrypt_init_once(void)
-{
-    static gsize done = 0;
-
-    if (g_once_init_enter(&done)) {
-        if (!gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) {
-            gcry_check_version(NULL);
-            /* No secrets worth locking in memory: the keys are test keys. */
-            gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
-            gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
-        }
-        g_once_init_leave(&done, 1);
-    }
-}
-
 guint16 wpan_fcs(const guint8 *data, gsize len)
 {
     /* CRC-16/KERMIT: ITU-T polynomial, reflected (0x8408), init 0, no
@@ -73,7 +57,7 @@ gboolean wpan_thread_mac_key(const guint8 network_key[16], guint32 key_sequence,
     const guint8 *digest;
 
     g_return_val_if_fail(network_key != NULL && mac_key_out != NULL, FALSE);
-    gcrypt_init_once();
+    sim_gcrypt_init();
 
     /* Thread: HMAC-SHA256(masterkey, Key Sequence (BE) || "Thread"). */
     msg[0] = (guint8)(key_sequence >> 24);
@@ -185,7 +169,7 @@ static gboolean ccm_star_secure(GByteArray *f, gsize a_len, const guint8 *key,
     lengths[1] = a_len;
     lengths[2] = SEC_MIC_LEN;
 
-    gcrypt_init_once();
+    sim_gcrypt_init();
     if (gcry_cipher_open(&hd, GCRY_CIPHER_AES128, GCRY_CIPHER_MODE_CCM, 0) != 0)
         return FALSE;
     if (gcry_cipher_setkey(hd, key, 16) == 0 &&
