@@ -11,6 +11,7 @@
 #include "truth.h"
 #include "coap_msg.h"
 #include "meter_app.h"
+#include "gateway_app.h"
 
 typedef struct {
     guint64 frames, acks, data_requests, broadcasts;
@@ -424,6 +425,8 @@ gboolean truth_write_json(truth_t *t, const char *path, const char *capture_path
     g_string_append_printf(s, "  \"channel\": %u, \"pan_id\": \"0x%04x\", \"security\": %s, \"network_key\": ",
                            p->channel, PAN_ID, p->security ? "true" : "false");
     json_hex(s, p->network_key, 16);
+    g_string_append(s, ", \"firmware_pubkey\": ");
+    json_hex(s, gateway_image(t->w->gateway, gateway_main_image_path())->pubkey, 32);
     g_string_append_printf(s, ",\n  \"wireshark_prefs\": [\"6lowpan.context1:2001:db8:1::/64\"%s],\n",
                            p->security ? ", \"uat:ieee802154_keys:\\\"00112233445566778899aabbccddeeff\\\",\\\"1\\\",\\\"Thread hash\\\"\"" : "");
     g_string_append(s, "  \"nodes\": [");

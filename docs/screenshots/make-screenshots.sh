@@ -1,0 +1,63 @@
+#!/bin/sh
+# make-screenshots.sh PLUGIN_SO: regenerates the GUI screenshots in this
+# folder: the Wireshark 4.0 GUI under Xvfb with the plugin loaded, one packet
+# selected and its tree expanded, so the GUI path is seen to work.
+# Needs: wireshark-qt xvfb xdotool imagemagick (installed when missing).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$here/../..
+so=$1
+for p in wireshark-qt xvfb xdotool imagemagick; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        { [ "$(id -u)" = 0 ] && s="" || s=sudo; $s env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p"; }
+done
+tmp=$(mktemp -d)
+display=:$((90 + $$ % 9))
+Xvfb "$display" -screen 0 1500x1100x24 -ac >/dev/null 2>&1 &
+xvfb=$!
+trap 'kill $xvfb 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+mkdir -p "$tmp/plugins/4.0/epan" "$tmp/home"
+cp "$so" "$tmp/plugins/4.0/epan/"
+cp "$root"/captures/committed/*.pcap "$tmp/"
+chmod -R a+rwX "$tmp"
+sleep 2
+
+# shot NAME CAPTURE FRAME: open CAPTURE at FRAME, expand the whole tree,
+# scroll the details to their end (where the meter subtree is), screenshot.
+shot() {
+    run() {
+        if [ "$(id -u)" = 0 ]; then
+            setpriv --reuid=65534 --regid=65534 --clear-groups env "$@"
+        else
+            env "$@"
+        fi
+    }
+    run DISPLAY="$display" HOME="$tmp/home" WIRESHARK_PLUGIN_DIR="$tmp/plugins" \
+        wireshark -r "$tmp/$2" -g "$3" -o 6lowpan.context1:2001:db8:1::/64 \
+        -o gui.layout_type:2 -o gui.layout_content_3:NONE >/dev/null 2>&1 &
+    pid=$!
+    win=""
+    for _ in $(seq 1 60); do
+        win=$(DISPLAY=$display xdotool search --onlyvisible --name "$2" 2>/dev/null | head -n 1 || true)
+        [ -n "$win" ] && break
+        sleep 0.5
+    done
+    [ -n "$win" ] || { echo "make-screenshots: no Wireshark window for $2" >&2; exit 1; }
+    sleep 3
+    DISPLAY=$display xdotool windowmove "$win" 0 0 windowsize "$win" 1500 1100
+    sleep 2
+    # Click into the packet details (right half with layout 2), expand all, go to the end.
+    DISPLAY=$display xdotool mousemove 1000 400 click 1
+    DISPLAY=$display xdotool key ctrl+Right
+    sleep 1
+    DISPLAY=$display xdotool key End
+    sleep 1
+    DISPLAY=$display import -window root "$tmp/$1.png"
+    convert "$tmp/$1.png" -crop 1500x1100+0+0 "$here/$1.png"
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+shot config-blob default.pcap "${CONFIG_FRAME:-16}"
+shot history-record default.pcap "${HISTORY_FRAME:-51}"
+shot firmware-header default.pcap "${FIRMWARE_FRAME:-476}"
+echo "make-screenshots: wrote $here/config-blob.png history-record.png firmware-header.png"
