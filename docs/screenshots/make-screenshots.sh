@@ -16,7 +16,11 @@ display=:$((90 + $$ % 9))
 Xvfb "$display" -screen 0 1500x1100x24 -ac >/dev/null 2>&1 &
 xvfb=$!
 trap 'kill $xvfb 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/plugins/4.0/epan" "$tmp/home"
+mkdir -p "$tmp/plugins/4.0/epan" "$tmp/home/.config/wireshark"
+# Window geometry and a short packet list, so the packet details get the room.
+printf 'gui.geometry_main_x: 0\ngui.geometry_main_y: 0\ngui.geometry_main_width: 1500\ngui.geometry_main_height: 1100\n' \
+    > "$tmp/home/.config/wireshark/recent_common"
+printf 'gui.geometry_main_upper_pane: 230\n' > "$tmp/home/.config/wireshark/recent"
 cp "$so" "$tmp/plugins/4.0/epan/"
 cp "$root"/captures/committed/*.pcap "$tmp/"
 chmod -R a+rwX "$tmp"
@@ -34,7 +38,7 @@ shot() {
     }
     run DISPLAY="$display" HOME="$tmp/home" WIRESHARK_PLUGIN_DIR="$tmp/plugins" \
         wireshark -r "$tmp/$2" -g "$3" -o 6lowpan.context1:2001:db8:1::/64 \
-        -o gui.layout_type:2 -o gui.layout_content_3:NONE >/dev/null 2>&1 &
+        -o gui.layout_content_3:NONE >/dev/null 2>&1 &
     pid=$!
     win=""
     for _ in $(seq 1 60); do
@@ -46,14 +50,15 @@ shot() {
     sleep 3
     DISPLAY=$display xdotool windowmove "$win" 0 0 windowsize "$win" 1500 1100
     sleep 2
-    # Click into the packet details (right half with layout 2), expand all, go to the end.
-    DISPLAY=$display xdotool mousemove 1000 400 click 1
+    # Click into the packet details (below the packet list), expand all, go to the end.
+    DISPLAY=$display xdotool mousemove 700 500 click 1
     DISPLAY=$display xdotool key ctrl+Right
     sleep 1
     DISPLAY=$display xdotool key End
     sleep 1
     DISPLAY=$display import -window root "$tmp/$1.png"
-    convert "$tmp/$1.png" -crop 1500x1100+0+0 "$here/$1.png"
+    # 64 colours are plenty for a GUI and keep the committed files small.
+    convert "$tmp/$1.png" -crop 1500x1100+0+0 -colors 64 PNG8:"$here/$1.png"
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
 }
