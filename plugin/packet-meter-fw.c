@@ -32,6 +32,7 @@
 #include <epan/address.h>
 
 #include "packet-meter.h"
+#include "packet-meter-ota.h"
 #include "mcuboot.h"
 
 /* packet-meter-cfg.c tells which firmware the meter's config announced. */
@@ -365,6 +366,11 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
 
     have_key = pref_pubkey && *pref_pubkey && mcuboot_parse_pubkey_hex(pref_pubkey, key);
     mcuboot_verify(x->buf, x->info, have_key ? key : NULL, &x->ver);
+    /* "Image verified" in the OTA statistics: the SHA-256 matches its TLV,
+     * and the signature verifies when a key is configured. */
+    if (x->key < (G_GUINT64_CONSTANT(1) << 32) && x->ver.sha256 == MCUBOOT_CHECK_GOOD &&
+        (!have_key || x->ver.signature == MCUBOOT_CHECK_GOOD))
+        ota_track_set_verified(meter_ota_tracker(), (guint32)x->key);
     switch (x->ver.signature) {
     case MCUBOOT_CHECK_GOOD:
         x->sig_status = SIG_GOOD;

@@ -17,7 +17,11 @@
 #include <epan/proto_data.h>
 #include <epan/to_str.h>
 #include "packet-meter.h"
+#include "packet-meter-ota.h"
+#include "packet-meter-stats.h"
 #include "coap_view.h"
+#include "lowpan_view.h"
+#include "meter-cfg.h"
 
 void proto_register_meter(void);
 void proto_reg_handoff_meter(void);
@@ -26,7 +30,14 @@ int proto_meter = -1;
 module_t *meter_module = NULL;
 
 static int proto_coap = -1;
+static int proto_6lowpan = -1;
+static int proto_wpan = -1;
 static dissector_handle_t meter_post_handle;
+
+/* The link-layer fields the fragment accounting reads on the first pass
+ * (the frame control and sequence number come from the frame's first bytes:
+ * stock 802.15.4 adds them as bitmask children, which are not primed). */
+static int hf_wpan_src16 = -1, hf_wpan_src64 = -1, hf_wpan_dst16 = -1, hf_wpan_dst64 = -1;
 
 static int hf_meter_resource = -1;
 static int hf_meter_path = -1;
@@ -75,15 +86,19 @@ typedef struct {
     guint32 transfer_id;
     request_rec_t *request;   /* the request (its own record for a request) */
     gboolean is_client_side;
-    const char *ds_name;      /* data source, e.g. "Reassembled 6LoWPAN (315 bytes)" */
+    guint ds_index;           /* data source: its place in pinfo->data_src ... */
+    guint ds_length;          /* ... and its length, to be sure */
     gint start, length;       /* the CoAP message within it */
+    ota_copy_result_t *ota;   /* its place in its block-wise transfer */
 } msg_result_t;
 
 #define MAX_MSGS_PER_FRAME 16
 
 typedef struct {
     guint n;
-    msg_result_t *msg[MAX_MSGS_PER_FRAME];
+    msg_result_t **msg;       /* MAX_MSGS_PER_FRAME, allocated with the first message */
+    ota_frame_t *link;        /* link-layer and fragment accounting */
+    guint32 *transfer_ids;    /* for the statistics tap, 0-terminated */
 } frame_msgs_t;
 
 static wmem_map_t *requests_by_mid;    /* "client|server|mid" */
@@ -101,19 +116,27 @@ static const char *endpoint_str(wmem_allocator_t *scope, const address *a, guint
     return wmem_strdup_printf(scope, "%s#%u", address_to_str(scope, a), port);
 }
 
-static char *mid_key(const char *client, const char *server, guint16 mid)
+/* Lookup keys live in the packet pool; a key is copied to the file scope
+ * only when it is inserted. */
+static char *mid_key(wmem_allocator_t *scope, const char *client, const char *server, guint16 mid)
 {
-    return wmem_strdup_printf(wmem_file_scope(), "%s|%s|%u", client, server, mid);
+    return wmem_strdup_printf(scope, "%s|%s|%u", client, server, mid);
 }
 
-static char *token_key(const meter_coap_t *m, const char *client, const char *server)
+static char *file_key(const char *key)
+{
+    return wmem_strdup(wmem_file_scope(), key);
+}
+
+static char *token_key(wmem_allocator_t *scope, const meter_coap_t *m, const char *client,
+                       const char *server)
 {
     char hex[17];
 
     for (guint i = 0; i < m->tkl && i < 8; i++)
         snprintf(hex + 2 * i, 3, "%02x", m->token[i]);
     hex[2 * MIN(m->tkl, 8)] = '\0';
-    return wmem_strdup_printf(wmem_file_scope(), "%s|%s|t%s", client, server, hex);
+    return wmem_strdup_printf(scope, "%s|%s|t%s", client, server, hex);
 }
 
 static meter_resource_t classify(const char *path)
@@ -133,10 +156,11 @@ static meter_resource_t classify(const char *path)
  * new Message ID starts a new transfer once the current one completed, went
  * past block 0, or asked block 0 with another SZX; otherwise it re-requests
  * block 0 of the current transfer. */
-static guint32 transfer_for_request(const meter_coap_t *m, const char *client, const char *server)
+static guint32 transfer_for_request(wmem_allocator_t *scope, const meter_coap_t *m, const char *client,
+                                    const char *server)
 {
     const meter_block_t *b = m->block2.present ? &m->block2 : &m->block1;
-    char *key = wmem_strdup_printf(wmem_file_scope(), "%s|%s|%s", client, server, m->path);
+    char *key = wmem_strdup_printf(scope, "%s|%s|%s", client, server, m->path);
     transfer_state_t *t = (transfer_state_t *)wmem_map_lookup(transfers, key);
     guint32 num = b->present ? b->num : 0;
     guint8 szx = b->present ? b->szx : 6;
@@ -148,7 +172,7 @@ static guint32 transfer_for_request(const meter_coap_t *m, const char *client, c
             t->id = ++next_transfer_id;
             t->block0_mid = m->mid;
             t->block0_szx = szx;
-            wmem_map_insert(transfers, key, t);
+            wmem_map_insert(transfers, file_key(key), t);
         }
         return t->id;
     }
@@ -157,25 +181,26 @@ static guint32 transfer_for_request(const meter_coap_t *m, const char *client, c
         t = wmem_new0(wmem_file_scope(), transfer_state_t);
         t->id = ++next_transfer_id;
         t->block0_szx = szx;
-        wmem_map_insert(transfers, key, t);
+        wmem_map_insert(transfers, file_key(key), t);
     }
     t->progressed = TRUE;
     return t->id;
 }
 
-static gboolean is_block_wise(const meter_coap_t *m, meter_resource_t res)
+/* Every block-wise transfer is followed, on any path. */
+static gboolean is_block_wise(const meter_coap_t *m)
 {
-    return m->block1.present || m->block2.present || res == METER_RES_FIRMWARE;
+    return m->block1.present || m->block2.present;
 }
 
 static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *m)
 {
     msg_result_t *r = wmem_new0(wmem_file_scope(), msg_result_t);
-    const char *src = endpoint_str(wmem_file_scope(), &pinfo->src, pinfo->srcport);
-    const char *dst = endpoint_str(wmem_file_scope(), &pinfo->dst, pinfo->destport);
+    const char *src = endpoint_str(pinfo->pool, &pinfo->src, pinfo->srcport);
+    const char *dst = endpoint_str(pinfo->pool, &pinfo->dst, pinfo->destport);
 
     if (meter_coap_is_request(m)) {
-        char *k = mid_key(src, dst, m->mid);
+        char *k = mid_key(pinfo->pool, src, dst, m->mid);
         request_rec_t *req = (request_rec_t *)wmem_map_lookup(requests_by_mid, k);
         if (!req) {
             req = wmem_new0(wmem_file_scope(), request_rec_t);
@@ -184,10 +209,10 @@ static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *
             copy_address_wmem(wmem_file_scope(), &req->client, &pinfo->src);
             copy_address_wmem(wmem_file_scope(), &req->server, &pinfo->dst);
             r->resource = classify(req->path);
-            if (r->resource != METER_RES_OTHER && is_block_wise(m, r->resource))
-                req->transfer_id = transfer_for_request(m, src, dst);
-            wmem_map_insert(requests_by_mid, k, req);
-            wmem_map_insert(requests_by_token, token_key(m, src, dst), req);
+            if (req->path && is_block_wise(m))
+                req->transfer_id = transfer_for_request(pinfo->pool, m, src, dst);
+            wmem_map_insert(requests_by_mid, file_key(k), req);
+            wmem_map_insert(requests_by_token, file_key(token_key(pinfo->pool, m, src, dst)), req);
         }
         r->request = req;
         r->is_client_side = TRUE;
@@ -195,17 +220,28 @@ static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *
         /* A response (or empty ACK) travels server -> client. */
         request_rec_t *req = NULL;
         if (m->type == 2 || m->type == 3)
-            req = (request_rec_t *)wmem_map_lookup(requests_by_mid, mid_key(dst, src, m->mid));
+            req = (request_rec_t *)wmem_map_lookup(requests_by_mid, mid_key(pinfo->pool, dst, src, m->mid));
         if (!req && m->code != 0)
-            req = (request_rec_t *)wmem_map_lookup(requests_by_token, token_key(m, dst, src));
+            req = (request_rec_t *)wmem_map_lookup(requests_by_token, token_key(pinfo->pool, m, dst, src));
         if (req && m->code != 0) {
             if (!req->response_frame)
                 req->response_frame = pinfo->num;
+            /* A separate response is a CON of the server's: the client's empty
+             * ACK to it (same MID, reversed) belongs to the same exchange. */
+            if (m->type == 0)
+                wmem_map_insert(requests_by_mid, file_key(mid_key(pinfo->pool, src, dst, m->mid)), req);
+            /* A GET without Block2 answered with Block2 (RFC 7959 2.4) is block 0. */
+            if (!req->transfer_id && req->path && m->block2.present && m->block2.num == 0) {
+                meter_coap_t as_block0 = *m;
+                as_block0.path = req->path;
+                as_block0.block1.present = FALSE;
+                req->transfer_id = transfer_for_request(pinfo->pool, &as_block0, dst, src);
+            }
             if (req->transfer_id && m->code >= 64 && m->code < 96) {
                 const meter_block_t *b = m->block2.present ? &m->block2 : &m->block1;
                 gboolean last = b->present ? !b->more : TRUE;
                 if (last) {
-                    char *key = wmem_strdup_printf(wmem_file_scope(), "%s|%s|%s", dst, src, req->path);
+                    char *key = wmem_strdup_printf(pinfo->pool, "%s|%s|%s", dst, src, req->path);
                     transfer_state_t *t = (transfer_state_t *)wmem_map_lookup(transfers, key);
                     if (t && t->id == req->transfer_id)
                         t->completed = TRUE;
@@ -257,11 +293,13 @@ static void dissect_message(packet_info *pinfo, proto_tree *tree, tvbuff_t *ds_t
     meter_coap_t m;
     proto_tree *mtree = NULL;
 
-    if (r->resource == METER_RES_OTHER ||
+    if ((r->resource == METER_RES_OTHER && !r->transfer_id) ||
         !coap_view_parse(ds_tvb, r->start, r->length, pinfo->pool, &m))
         return;
     m.path = r->path;
     add_meter_items(tree, ds_tvb, r->start, r->length, r, &mtree, pinfo);
+    if (r->ota)
+        meter_ota_show_message(ds_tvb, pinfo, mtree, r->ota, &m, r->transfer_id);
 
     meter_ctx_t ctx = {
         .msg = &m,
@@ -291,32 +329,105 @@ static void dissect_message(packet_info *pinfo, proto_tree *tree, tvbuff_t *ds_t
     }
 }
 
-static const char *data_source_name_of(packet_info *pinfo, tvbuff_t *ds_tvb)
+/* Where ds_tvb is in the frame's data sources (first pass). */
+static guint data_source_index(packet_info *pinfo, tvbuff_t *ds_tvb)
 {
-    for (GSList *l = pinfo->data_src; l; l = l->next) {
-        struct data_source *src = (struct data_source *)l->data;
-        if (get_data_source_tvb(src) == ds_tvb) {
-            char *name = get_data_source_name(src);
-            const char *copy = wmem_strdup(wmem_file_scope(), name);
-            wmem_free(NULL, name);
-            return copy;
-        }
-    }
-    return NULL;
+    guint i = 0;
+
+    for (GSList *l = pinfo->data_src; l; l = l->next, i++)
+        if (get_data_source_tvb((struct data_source *)l->data) == ds_tvb)
+            return i;
+    return G_MAXUINT;
 }
 
-static tvbuff_t *data_source_named(packet_info *pinfo, const char *wanted)
+/* The same data source on a later pass: same place, same length. */
+static tvbuff_t *data_source_at(packet_info *pinfo, guint index, guint length)
 {
-    tvbuff_t *found = NULL;
+    tvbuff_t *tvb = NULL;
+    GSList *l = g_slist_nth(pinfo->data_src, index);
 
-    for (GSList *l = pinfo->data_src; l && !found; l = l->next) {
-        struct data_source *src = (struct data_source *)l->data;
-        char *name = get_data_source_name(src);
-        if (wanted && strcmp(name, wanted) == 0)
-            found = get_data_source_tvb(src);
-        wmem_free(NULL, name);
+    if (l)
+        tvb = get_data_source_tvb((struct data_source *)l->data);
+    return tvb && tvb_captured_length(tvb) == length ? tvb : NULL;
+}
+
+static field_info *first_field(proto_tree *tree, int hf)
+{
+    GPtrArray *a = hf >= 0 ? proto_get_finfo_ptr_array(tree, hf) : NULL;
+    return a && a->len ? (field_info *)g_ptr_array_index(a, 0) : NULL;
+}
+
+static guint64 field_uint(proto_tree *tree, int hf, guint64 dflt)
+{
+    field_info *fi = first_field(tree, hf);
+
+    if (!fi)
+        return dflt;
+    if (fi->hfinfo->type == FT_UINT64 || fi->hfinfo->type == FT_EUI64)
+        return fvalue_get_uinteger64(&fi->value);
+    return fvalue_get_uinteger(&fi->value);
+}
+
+static ota_addr_t link_addr(proto_tree *tree, int hf16, int hf64)
+{
+    guint64 a = field_uint(tree, hf64, 0);
+
+    if (a)
+        return a;
+    if (first_field(tree, hf16))
+        return G_GUINT64_CONSTANT(0xffff0000) | field_uint(tree, hf16, 0);
+    return 0;
+}
+
+static gint64 ts_us(const packet_info *pinfo)
+{
+    return (gint64)pinfo->abs_ts.secs * 1000000 + pinfo->abs_ts.nsecs / 1000;
+}
+
+/* The frame's 802.15.4 and 6LoWPAN facts, for retries, ACKs and fragments. */
+static ota_frame_t *track_link(packet_info *pinfo, proto_tree *tree)
+{
+    ota_link_in_t in = { 0 };
+    ota_frame_t *f;
+    field_info *lp;
+
+    in.frame = pinfo->num;
+    in.ts_us = ts_us(pinfo);
+    field_info *wp = first_field(tree, proto_wpan);
+    if (wp && wp->length >= 3 && tvb_bytes_exist(wp->ds_tvb, wp->start, 3)) {
+        guint16 fcf = tvb_get_letohs(wp->ds_tvb, wp->start);
+        in.has_wpan = TRUE;
+        in.frame_type = fcf & 0x07;
+        in.ack_request = (fcf & 0x0020) != 0;
+        in.seq = (fcf & 0x0100) ? 0 : tvb_get_guint8(wp->ds_tvb, wp->start + 2);   /* 2015 suppression */
+        in.src = link_addr(tree, hf_wpan_src16, hf_wpan_src64);
+        in.dst = link_addr(tree, hf_wpan_dst16, hf_wpan_dst64);
     }
-    return found;
+    f = ota_track_frame(meter_ota_tracker(), &in);
+    lp = first_field(tree, proto_6lowpan);
+    if (lp) {
+        lowpan_view_t lv;
+        if (lowpan_view_parse(lp->ds_tvb, lp->start, lp->length, &lv))
+            ota_track_lowpan(meter_ota_tracker(), f, &lv);
+    }
+    return f;
+}
+
+/* The image size for "percent": the config blob's, else Size2 (the tracker
+ * reads it), else the MCUboot header's header + body. */
+static void size_hint(packet_info *pinfo, const meter_coap_t *m, const meter_ctx_t *ctx)
+{
+    const meter_cfg_firmware_t *fw;
+
+    if (ctx->resource != METER_RES_FIRMWARE || !ctx->transfer_id)
+        return;
+    fw = meter_cfg_firmware_for(ctx->meter, pinfo->num);
+    if (fw && fw->has_size && fw->path && m->path && strcmp(fw->path, m->path) == 0)
+        ota_track_set_size_hint(meter_ota_tracker(), ctx->transfer_id, fw->size);
+    if (m->payload && m->block2.present && m->block2.num == 0 && m->code == 69 &&
+        tvb_captured_length(m->payload) >= 16 && tvb_get_letohl(m->payload, 0) == 0x96f3b83d)
+        ota_track_set_size_hint(meter_ota_tracker(), ctx->transfer_id,
+                                tvb_get_letohs(m->payload, 8) + (gint64)tvb_get_letohl(m->payload, 12));
 }
 
 /* First pass: read the CoAP messages the stock dissector found. */
@@ -326,18 +437,54 @@ static void first_pass(packet_info *pinfo, proto_tree *tree)
     frame_msgs_t *fm = wmem_new0(wmem_file_scope(), frame_msgs_t);
 
     p_add_proto_data(wmem_file_scope(), pinfo, proto_meter, 0, fm);
+    fm->link = track_link(pinfo, tree);
     for (guint i = 0; coap && i < coap->len && fm->n < MAX_MSGS_PER_FRAME; i++) {
         field_info *fi = (field_info *)g_ptr_array_index(coap, i);
         meter_coap_t m;
         if (!coap_view_parse(fi->ds_tvb, fi->start, fi->length, pinfo->pool, &m))
             continue;
         msg_result_t *r = resolve_first_pass(pinfo, &m);
-        r->ds_name = data_source_name_of(pinfo, fi->ds_tvb);
+        if (!fm->msg) {
+            fm->msg = wmem_alloc0_array(wmem_file_scope(), msg_result_t *, MAX_MSGS_PER_FRAME);
+            fm->transfer_ids = wmem_alloc0_array(wmem_file_scope(), guint32, MAX_MSGS_PER_FRAME + 1);
+        }
+        r->ds_index = data_source_index(pinfo, fi->ds_tvb);
+        r->ds_length = tvb_captured_length(fi->ds_tvb);
         r->start = fi->start;
         r->length = fi->length;
+        if (r->transfer_id) {
+            meter_ctx_t ctx = {
+                .msg = &m, .resource = r->resource,
+                .meter = r->request ? &r->request->client : &pinfo->src,
+                .gateway = r->request ? &r->request->server : &pinfo->dst,
+                .transfer_id = r->transfer_id,
+                .request_frame = r->request ? r->request->frame : 0,
+            };
+            m.path = r->path;
+            r->ota = ota_track_message(meter_ota_tracker(), fm->link, pinfo->num, ts_us(pinfo),
+                                       address_to_str(pinfo->pool, &pinfo->src),
+                                       address_to_str(pinfo->pool, &pinfo->dst), &m, &ctx);
+            size_hint(pinfo, &m, &ctx);
+        }
+        fm->transfer_ids[fm->n] = r->transfer_id;
         fm->msg[fm->n++] = r;
         dissect_message(pinfo, tree, fi->ds_tvb, r);
     }
+}
+
+/* Taps run on every pass (tshark -2 and the GUI's retap call them on later
+ * passes only). The ids are compacted: non-transfer messages are 0. */
+static void queue_transfers(packet_info *pinfo, frame_msgs_t *fm)
+{
+    guint k = 0;
+
+    for (guint i = 0; i < fm->n; i++)
+        if (fm->msg[i]->transfer_id && fm->msg[i]->ota)
+            fm->transfer_ids[k++] = fm->msg[i]->transfer_id;
+    if (k)
+        fm->transfer_ids[k] = 0;
+    if (k)
+        meter_stats_queue(pinfo, fm->transfer_ids);
 }
 
 static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -345,12 +492,21 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     frame_msgs_t *fm = (frame_msgs_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_meter, 0);
 
     if (!fm) {
-        if (!PINFO_FD_VISITED(pinfo))
+        if (!PINFO_FD_VISITED(pinfo)) {
             first_pass(pinfo, tree);
+            fm = (frame_msgs_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_meter, 0);
+            meter_ota_show_frame(tvb, pinfo, tree, fm->link);
+            queue_transfers(pinfo, fm);
+        }
         return tvb_captured_length(tvb);
     }
+    queue_transfers(pinfo, fm);
+    /* A later pass: the whole capture has been read once. */
+    ota_track_finalize(meter_ota_tracker(), meter_ota_stall_seconds());
+    if (fm->link)
+        meter_ota_show_frame(tvb, pinfo, tree, fm->link);
     for (guint i = 0; i < fm->n; i++) {
-        tvbuff_t *ds = data_source_named(pinfo, fm->msg[i]->ds_name);
+        tvbuff_t *ds = data_source_at(pinfo, fm->msg[i]->ds_index, fm->msg[i]->ds_length);
         if (ds)
             dissect_message(pinfo, tree, ds, fm->msg[i]);
     }
@@ -394,6 +550,8 @@ void proto_register_meter(void)
     proto_register_meter_cfg();
     proto_register_meter_his();
     proto_register_meter_fw();
+    proto_register_meter_ota();
+    proto_register_meter_stats();
 }
 
 void proto_reg_handoff_meter(void)
@@ -401,9 +559,19 @@ void proto_reg_handoff_meter(void)
     GArray *wanted = g_array_new(FALSE, FALSE, sizeof(int));
 
     proto_coap = proto_get_id_by_filter_name("coap");
+    proto_6lowpan = proto_get_id_by_filter_name("6lowpan");
+    proto_wpan = proto_get_id_by_filter_name("wpan");
+    hf_wpan_src16 = proto_registrar_get_id_byname("wpan.src16");
+    hf_wpan_src64 = proto_registrar_get_id_byname("wpan.src64");
+    hf_wpan_dst16 = proto_registrar_get_id_byname("wpan.dst16");
+    hf_wpan_dst64 = proto_registrar_get_id_byname("wpan.dst64");
     meter_post_handle = create_dissector_handle(dissect_meter_post, proto_meter);
     register_postdissector(meter_post_handle);
-    g_array_append_val(wanted, proto_coap);
+    int ids[] = { proto_coap, proto_6lowpan, proto_wpan,
+                  hf_wpan_src16, hf_wpan_src64, hf_wpan_dst16, hf_wpan_dst64 };
+    for (guint i = 0; i < G_N_ELEMENTS(ids); i++)
+        if (ids[i] >= 0)
+            g_array_append_val(wanted, ids[i]);
     set_postdissector_wanted_hfids(meter_post_handle, wanted);
     proto_reg_handoff_meter_fw();
 }

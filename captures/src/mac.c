@@ -188,14 +188,24 @@ static gint64 backoff_us(node_t *n, int be)
     return (gint64)g_rand_int_range(n->w->rng, 0, 1 << be) * BACKOFF_US;
 }
 
+/* An ACK on its way to the air, and for the truth the frame it answers. */
+typedef struct {
+    GByteArray *ack;
+    datagram_t *dg;
+    int         hop, frag;
+} ack_out_t;
+
 static void ack_written(gpointer obj, gpointer arg)
 {
     node_t *acker = obj;
-    GByteArray *ack = arg;
+    ack_out_t *ao = arg;
 
-    sniff(acker, ack);
-    truth_ack_sent(acker->w->truth);
-    g_byte_array_unref(ack);
+    sniff(acker, ao->ack);
+    truth_ack_sent(acker->w->truth, ao->dg, ao->hop, ao->frag);
+    g_byte_array_unref(ao->ack);
+    if (ao->dg)
+        datagram_unref(ao->dg);
+    g_free(ao);
 }
 
 static void deliver_frame(node_t *rx, mac_tx_t *tx)
@@ -257,15 +267,21 @@ static void tx_end(gpointer obj, gpointer arg)
     gboolean listening = !rx->sleepy || rx->awake;
     if (listening && !channel_lost(w, n, rx, start, end)) {
         gboolean fp = tx->is_poll && has_indirect_for(rx, n, NULL);
-        GByteArray *ack = wpan_ack_build(tx->psdu->data[2], fp);
+        ack_out_t *ao = g_new0(ack_out_t, 1);
+        ao->ack = wpan_ack_build(tx->psdu->data[2], fp);
         gint64 ack_start = end + TURNAROUND_US;
-        gint64 ack_end = ack_start + air_time_us(ack->len);
+        gint64 ack_end = ack_start + air_time_us(ao->ack->len);
 
         channel_add(w, rx, ack_start, ack_end);
         res->ok = !channel_lost(w, rx, n, ack_start, ack_end);
         res->ack_frame_pending = fp;
+        ao->dg = tx->dg;
+        ao->hop = tx->hop;
+        ao->frag = tx->frag;
+        if (ao->dg)
+            ao->dg->refs++;
         deliver_frame(rx, tx);
-        world_at(w, ack_end, ack_written, rx, ack);
+        world_at(w, ack_end, ack_written, rx, ao);
         world_at(w, res->ok ? ack_end : end + ACK_WAIT_US, tx_done, n, res);
     } else {
         world_at(w, end + ACK_WAIT_US, tx_done, n, res);

@@ -12,6 +12,7 @@
 #include "coap_msg.h"
 #include "meter_app.h"
 #include "gateway_app.h"
+#include "truth_on_air.h"
 
 typedef struct {
     guint64 frames, acks, data_requests, broadcasts;
@@ -37,6 +38,7 @@ struct truth {
     GHashTable   *air_seen;   /* "hop-src>hop-dst|origin|mid" of CON copies */
     GHashTable   *gw_seen;
     GArray       *configs;
+    on_air_t     *on_air;     /* per transfer, what a sniffer can find */
     gint64        end_us;
 };
 
@@ -49,6 +51,7 @@ truth_t *truth_new(world_t *w)
     t->air_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     t->gw_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     t->configs = g_array_new(FALSE, TRUE, sizeof(config_entry_t));
+    t->on_air = on_air_new();
     return t;
 }
 
@@ -58,6 +61,7 @@ void truth_free(truth_t *t)
     g_hash_table_destroy(t->air_seen);
     g_hash_table_destroy(t->gw_seen);
     g_array_free(t->configs, TRUE);
+    on_air_free(t->on_air);
     g_free(t);
 }
 
@@ -83,11 +87,10 @@ truth_xfer_t *truth_xfer_begin(truth_t *t, node_t *meter, const char *kind, cons
 void truth_xfer_end(truth_t *t, truth_xfer_t *x, const char *outcome, const datagram_t *dg,
                     const app_msg_t *last_response)
 {
-    (void)t;
     g_strlcpy(x->outcome, outcome, sizeof(x->outcome));
     if (dg && last_response) {
         x->air_last_response_us = dg->complete_on_air_us[dg->n_path - 2];
-        x->gw_last_response_us = last_response->gw_time_us;
+        x->gw_last_response_us = t->w->p.start_epoch_us + last_response->gw_time_us;
     }
 }
 
@@ -119,6 +122,7 @@ static void complete_on_air(truth_t *t, datagram_t *dg, int hop, gint64 now)
     char link[32];
 
     dg->complete_on_air_us[hop] = now;
+    on_air_copy(dg, hop, now);
     if (dg->fragmented)
         t->air.reassembled++;
     g_snprintf(link, sizeof(link), "%d>%d", dg->path[hop]->idx, dg->path[hop + 1]->idx);
@@ -147,6 +151,7 @@ void truth_mac_attempt(truth_t *t, mac_tx_t *tx)
         return;
     if (dg->fragmented)
         t->air.fragment_frames++;
+    on_air_frame(dg, tx->hop, tx->frag, tx->sent > 1);
     if (dg->msg.xfer) {
         if (tx->sent > 1)
             dg->msg.xfer->mac_retries++;
@@ -169,14 +174,16 @@ void truth_mac_failed(truth_t *t, const mac_tx_t *tx)
         tx->dg->msg.xfer->fragments_unacked++;
 }
 
-void truth_ack_sent(truth_t *t)
+void truth_ack_sent(truth_t *t, const datagram_t *dg, int hop, int frag)
 {
     t->air.frames++;
     t->air.acks++;
+    on_air_acked(dg, hop, frag);
 }
 
-void truth_datagram_sent(truth_t *t, const datagram_t *dg)
+void truth_datagram_sent(truth_t *t, datagram_t *dg)
 {
+    on_air_datagram(t->on_air, dg);
     t->air.datagrams++;
     if (dg->fragmented)
         t->air.datagrams_fragmented++;
@@ -201,11 +208,13 @@ void truth_datagram_hop_failed(truth_t *t, const datagram_t *dg, int hop)
     (void)hop;
 }
 
-void truth_gateway_received(truth_t *t, const app_msg_t *msg, int peer_idx, gint64 now)
+void truth_gateway_received(truth_t *t, const datagram_t *dg, int peer_idx, gint64 now)
 {
+    const app_msg_t *msg = &dg->msg;
     truth_xfer_t *x = msg->xfer;
     char link[16];
 
+    on_air_gateway(dg, t->w->p.start_epoch_us + now);
     g_snprintf(link, sizeof(link), "up%d", peer_idx);
     count_copy(t->gw_seen, link, peer_idx, msg, &t->gw.coap_messages, &t->gw.block2_responses,
                &t->gw.con_retransmissions);
@@ -213,11 +222,13 @@ void truth_gateway_received(truth_t *t, const app_msg_t *msg, int peer_idx, gint
         x->gw_first_request_us = t->w->p.start_epoch_us + now;
 }
 
-void truth_gateway_sent(truth_t *t, const app_msg_t *msg, int peer_idx, gint64 now)
+void truth_gateway_sent(truth_t *t, datagram_t *dg, int peer_idx, gint64 now)
 {
+    const app_msg_t *msg = &dg->msg;
     char link[16];
-    (void)now;
 
+    on_air_datagram(t->on_air, dg);
+    on_air_gateway(dg, t->w->p.start_epoch_us + now);
     g_snprintf(link, sizeof(link), "down%d", peer_idx);
     count_copy(t->gw_seen, link, -1, msg, &t->gw.coap_messages, &t->gw.block2_responses,
                &t->gw.con_retransmissions);
@@ -355,11 +366,13 @@ static void write_xfer(GString *s, const truth_t *t, const truth_xfer_t *x)
         "     \"separate_responses\": %u, \"duplicate_responses\": %u, \"error_responses\": %u, "
         "\"dropped_by_meter\": %u,\n"
         "     \"mac_retries\": %u, \"datagrams_sent\": %u, \"datagrams_fragmented\": %u, "
-        "\"datagrams_lost\": %u, \"fragments_sent\": %u, \"fragments_unacked\": %u}",
+        "\"datagrams_lost\": %u, \"fragments_sent\": %u, \"fragments_unacked\": %u",
         x->requests, x->coap_retransmissions, x->gateway_retransmissions, x->rerequests, x->resumes,
         x->separate_responses, x->duplicate_responses, x->error_responses, x->dropped_by_meter,
         x->mac_retries, x->datagrams_sent, x->datagrams_fragmented, lost, x->fragments_sent,
         x->fragments_unacked);
+    on_air_write(t->on_air, s, x, t->w->p.link == CAPTURE_GATEWAY);
+    g_string_append_c(s, '}');
 }
 
 static void write_config(GString *s, const config_entry_t *e)

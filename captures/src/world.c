@@ -220,7 +220,7 @@ void world_send_down(world_t *w, node_t *to, const app_msg_t *msg)
     fill_ip(&ip, w->gateway_ip6, to->ipv6);
     pkt = lowpan_ipv6_udp_packet(&ip, msg->coap->data, msg->coap->len);
     capture_writer_ipv6(w->cap, w->p.start_epoch_us + world_now(w), pkt->data, pkt->len, FALSE);
-    truth_gateway_sent(w->truth, &dg->msg, to->idx, world_now(w));
+    truth_gateway_sent(w->truth, dg, to->idx, world_now(w));
     g_byte_array_unref(pkt);
     world_at(w, world_now(w) + one_way_us(w), br_originate_down, w, dg);
 }
@@ -237,7 +237,7 @@ static void gateway_arrival(gpointer obj, gpointer arg)
 
     capture_writer_ipv6(w->cap, w->p.start_epoch_us + world_now(w), a->dg->ipv6->data,
                         a->dg->ipv6->len, TRUE);
-    truth_gateway_received(w->truth, &a->dg->msg, a->from->idx, world_now(w));
+    truth_gateway_received(w->truth, a->dg, a->from->idx, world_now(w));
     gateway_app_deliver(w, a->from, &a->dg->msg);
     datagram_unref(a->dg);
     g_free(a);
@@ -254,8 +254,11 @@ void world_fragment_received(world_t *w, datagram_t *dg, int hop, int frag)
 
     dg->rx_mask[hop] |= 1u << frag;
     if (hop + 2 < dg->n_path) {
-        /* A forwarder passes each fragment on as it arrives. */
-        send_fragment(dg, hop + 1, frag);
+        /* A forwarder passes each fragment on as it arrives, once it has the
+         * FRAG1 that told it where the datagram goes and until it has given
+         * up on the datagram (as OpenThread does). */
+        if ((dg->rx_mask[hop] & 1u) && !dg->hop_failed[hop + 1])
+            send_fragment(dg, hop + 1, frag);
         return;
     }
     if (dg->rx_mask[hop] != all_frags(dg) || dg->delivered)

@@ -32,6 +32,7 @@ typedef struct {
     gboolean      is_retransmission;  /* same MID sent again (CON) */
     gboolean      has_block2;    /* a response carrying a Block2 option */
     gint64        gw_time_us;    /* when the gateway sent it (responses) */
+    guint16       req_mid;       /* the gateway's messages: MID of the request answered */
 } app_msg_t;
 
 struct node {
@@ -88,6 +89,7 @@ struct datagram {
     gint64       complete_on_air_us[MAX_PATH]; /* capture time of the last fragment's first copy */
     gboolean     delivered;
     int          refs;
+    gpointer     truth_rec;      /* the truth's on-air record (transfer datagrams only) */
 };
 
 struct mac_tx {

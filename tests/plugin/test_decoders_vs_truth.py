@@ -151,13 +151,16 @@ def check_two_pass(sandbox, so, capture, truth):
              "meter.cfg.device_id", "meter.his.records", "meter.his.name", "meter.fw.block.num",
              "meter.fw.version", "meter.fw.sha256.status", "meter.fw.reassembled_in",
              "meter.his.reassembled_in"]
-    one = fields(sandbox, so, capture, truth, names, "meter")
-    two = fields(sandbox, so, capture, truth, names, "meter", two_pass=True)
+    one = fields(sandbox, so, capture, truth, names, "meter.resource")
+    two = fields(sandbox, so, capture, truth, names, "meter.resource", two_pass=True)
     # Links to later frames appear only when the first pass saw them: the
     # second pass of -2 may know more. Everything else must agree.
     strip = lambda rows: [{k: v for k, v in r.items() if not k.endswith(("_in", "reassembled_in"))} for r in rows]
     check(len(one) > 0 and strip(one) == strip(two),
           "single-pass and -2 give the same meter fields on %d frames" % len(one))
+    stats = [tshark(sandbox, so, capture, truth, ["-q", "-z", "meter,ota,tsv"] + p) for p in ([], ["-2"])]
+    check(stats[0] == stats[1] and "# meterscope-ota 1" in stats[0],
+          "-z meter,ota,tsv prints the same numbers in one pass and with -2")
 
 
 def main():

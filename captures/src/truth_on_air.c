@@ -1,0 +1,416 @@
+/* truth_on_air.c: the transfer numbers of docs/ota-sessions.md, from the
+ * simulator's state rather than from the capture.
+ *
+ * Every datagram of a transfer gets a record: one originate() is one *round*
+ * of its CoAP message (a CoAP retransmission or a gateway cache re-send is a
+ * new datagram with the same Message ID). A round has a *copy* on hop h when
+ * the datagram was complete on air there; on the gateway's Ethernet a request
+ * has one copy when it arrives and a response one when it leaves. A round
+ * without a copy is invisible and counts nowhere; the fragment counts take
+ * every datagram that had a frame on a hop.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "truth_on_air.h"
+#include "truth.h"
+#include "coap_msg.h"
+
+#define NO_TIME G_MININT64
+
+typedef struct {
+    int      order;              /* creation order, breaks ties */
+    gboolean upstream;
+    gboolean request;            /* a CoAP request of the meter */
+    gboolean response;           /* a response with a code (not an empty ACK) */
+    guint8   code;
+    guint16  mid;
+    guint16  answers;            /* responses: the MID of the request they answer */
+    gboolean b2_present, b2_more;
+    gint64   block;              /* byte offset: a request's Block2/Block1, a response's Block2; -1 none */
+    guint32  payload_len;
+    gboolean fragmented;
+    int      n_hops;
+    guint32  mac_retries;
+    guint32  sent[MAX_PATH];     /* fragments transmitted at least once, per hop */
+    guint32  acked[MAX_PATH];    /* fragments with an ACK on air for some transmission */
+    gint64   copy_us[MAX_PATH];  /* complete on air, per hop; NO_TIME none */
+    gint64   gw_us;              /* the gateway's copy; NO_TIME none */
+} dg_rec_t;
+
+struct on_air {
+    GHashTable *by_xfer;         /* truth_xfer_t* -> GPtrArray of dg_rec_t* */
+    int         next_order;
+};
+
+on_air_t *on_air_new(void)
+{
+    on_air_t *oa = g_new0(on_air_t, 1);
+
+    oa->by_xfer = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                        (GDestroyNotify)g_ptr_array_unref);
+    return oa;
+}
+
+void on_air_free(on_air_t *oa)
+{
+    g_hash_table_destroy(oa->by_xfer);
+    g_free(oa);
+}
+
+static gint64 block_offset(const coap_block_t *b)
+{
+    return (gint64)b->num * coap_block_size(b->szx);
+}
+
+void on_air_datagram(on_air_t *oa, datagram_t *dg)
+{
+    truth_xfer_t *x = dg->msg.xfer;
+    GPtrArray *recs;
+    dg_rec_t *r;
+    coap_rx_t c;
+
+    if (!x || dg->truth_rec)
+        return;
+    r = g_new0(dg_rec_t, 1);
+    r->order = oa->next_order++;
+    r->upstream = dg->upstream;
+    r->n_hops = dg->n_path - 1;
+    r->block = -1;
+    r->gw_us = NO_TIME;
+    for (int h = 0; h < MAX_PATH; h++)
+        r->copy_us[h] = NO_TIME;
+    if (coap_msg_decode(dg->msg.coap->data, dg->msg.coap->len, &c)) {
+        r->code = c.code;
+        r->mid = c.mid;
+        r->request = c.code >= 1 && c.code < 32;
+        r->response = c.code >= 64;
+        r->answers = c.type == COAP_CON ? dg->msg.req_mid : c.mid;
+        r->b2_present = c.block2.present;
+        r->b2_more = c.block2.more;
+        r->payload_len = (guint32)c.payload_len;
+        if (c.block2.present)
+            r->block = block_offset(&c.block2);
+        else if (r->request && c.block1.present)
+            r->block = block_offset(&c.block1);
+    }
+    recs = g_hash_table_lookup(oa->by_xfer, x);
+    if (!recs) {
+        recs = g_ptr_array_new_with_free_func(g_free);
+        g_hash_table_insert(oa->by_xfer, x, recs);
+    }
+    g_ptr_array_add(recs, r);
+    dg->truth_rec = r;
+}
+
+void on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry)
+{
+    dg_rec_t *r = dg->truth_rec;
+
+    if (!r)
+        return;
+    r->fragmented = dg->fragmented;
+    r->sent[hop] |= 1u << frag;
+    if (retry)
+        r->mac_retries++;
+}
+
+void on_air_copy(const datagram_t *dg, int hop, gint64 us)
+{
+    if (dg->truth_rec)
+        ((dg_rec_t *)dg->truth_rec)->copy_us[hop] = us;
+}
+
+void on_air_acked(const datagram_t *dg, int hop, int frag)
+{
+    if (dg && dg->truth_rec)
+        ((dg_rec_t *)dg->truth_rec)->acked[hop] |= 1u << frag;
+}
+
+void on_air_gateway(const datagram_t *dg, gint64 us)
+{
+    if (dg->truth_rec)
+        ((dg_rec_t *)dg->truth_rec)->gw_us = us;
+}
+
+/* ---- the numbers ---- */
+
+/* A request message (one Message ID) as the sniffer sees it. */
+typedef struct {
+    guint16 mid;
+    int     order;
+    gint64  block;
+    guint32 len;
+    guint   rounds;
+    gint64  first, last_first;    /* first copy of its first and of its last round */
+    gint64  acc_first, acc_last;  /* its accepted response round's first and last copy */
+} req_t;
+
+typedef struct {
+    gint64  first_request, last_response, last_activity;
+    guint32 blocks, bytes, requests, retransmissions, rerequests, mac_retries;
+    guint32 frag_copies, frag_incomplete, frags_lost;
+    GArray *rtt_first, *rtt_last, *turnaround;   /* gint64 microseconds */
+} summary_t;
+
+static gint64 first_copy(const dg_rec_t *r, gboolean gw)
+{
+    gint64 t = NO_TIME;
+
+    if (gw)
+        return r->gw_us;
+    for (int h = 0; h < r->n_hops; h++)
+        if (r->copy_us[h] != NO_TIME && (t == NO_TIME || r->copy_us[h] < t))
+            t = r->copy_us[h];
+    return t;
+}
+
+static gint64 last_copy(const dg_rec_t *r, gboolean gw)
+{
+    gint64 t = NO_TIME;
+
+    if (gw)
+        return r->gw_us;
+    for (int h = 0; h < r->n_hops; h++)
+        t = MAX(t, r->copy_us[h]);
+    return t;
+}
+
+static gboolean is_final(const dg_rec_t *r, gboolean block1)
+{
+    if (block1)
+        return r->code == COAP_CHANGED;
+    return r->code >> 5 == 2 && r->b2_present && !r->b2_more;
+}
+
+static int req_cmp(gconstpointer a, gconstpointer b)
+{
+    const req_t *x = *(req_t *const *)a, *y = *(req_t *const *)b;
+
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return x->order - y->order;
+}
+
+static guint32 bit_count(guint32 v)
+{
+    guint32 n = 0;
+
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+static void fragment_counts(summary_t *m, const dg_rec_t *r)
+{
+    m->mac_retries += r->mac_retries;
+    if (!r->fragmented)
+        return;
+    for (int h = 0; h < r->n_hops; h++) {
+        if (!r->sent[h])
+            continue;
+        m->frag_copies++;
+        if (r->copy_us[h] == NO_TIME)
+            m->frag_incomplete++;
+        m->frags_lost += bit_count(r->sent[h] & ~r->acked[h]);
+    }
+}
+
+/* Responses: the accepted round of each request (its first response round
+ * that no round of the request follows), the final response, the blocks. */
+static void responses(summary_t *m, GPtrArray *recs, GHashTable *reqs, GHashTable *blocks,
+                      gboolean gw, gboolean block1)
+{
+    gint64 final_first = NO_TIME;
+
+    for (guint i = 0; i < recs->len; i++) {
+        const dg_rec_t *r = g_ptr_array_index(recs, i);
+        gint64 fc = first_copy(r, gw), lc = last_copy(r, gw);
+        req_t *q;
+
+        if (r->upstream || !r->response || fc == NO_TIME)
+            continue;
+        q = g_hash_table_lookup(reqs, GUINT_TO_POINTER(r->answers));
+        if (!q)
+            continue;
+        gboolean followed = q->last_first > lc;
+        if (!followed && (q->acc_first == NO_TIME || fc < q->acc_first)) {
+            q->acc_first = fc;
+            q->acc_last = lc;
+        }
+        if (!followed && is_final(r, block1) && (final_first == NO_TIME || fc < final_first)) {
+            final_first = fc;
+            m->last_response = lc;
+        }
+        gint64 off = -1;
+        guint32 len = 0;
+        if (!block1 && r->code >> 5 == 2 && r->b2_present && r->payload_len > 0) {
+            off = r->block;
+            len = r->payload_len;
+        } else if (block1 && (r->code == COAP_CONTINUE || r->code == COAP_CHANGED) && q->block >= 0) {
+            off = q->block;
+            len = q->len;
+        }
+        if (off >= 0 && !g_hash_table_contains(blocks, &off)) {
+            gint64 *k = g_new(gint64, 1);
+            *k = off;
+            g_hash_table_insert(blocks, k, GUINT_TO_POINTER(len));
+        }
+    }
+}
+
+/* Requests in the order of their first copy: re-requests (a new MID for a
+ * block already asked for) and the meter's turn-around before each new block. */
+static void request_order(summary_t *m, GPtrArray *order)
+{
+    GHashTable *asked = g_hash_table_new(g_int64_hash, g_int64_equal);
+
+    g_ptr_array_sort(order, req_cmp);
+    for (guint i = 0; i < order->len; i++) {
+        req_t *q = g_ptr_array_index(order, i);
+        const req_t *prev = i ? g_ptr_array_index(order, i - 1) : NULL;
+
+        if (i == 0)
+            m->first_request = q->first;
+        m->requests += q->rounds;
+        m->retransmissions += q->rounds - 1;
+        if (q->acc_last != NO_TIME) {
+            gint64 v = q->acc_last - q->first;
+            g_array_append_val(m->rtt_first, v);
+            v = q->acc_last - q->last_first;
+            g_array_append_val(m->rtt_last, v);
+        }
+        if (g_hash_table_contains(asked, &q->block)) {
+            m->rerequests++;
+            continue;
+        }
+        g_hash_table_add(asked, &q->block);
+        if (prev && prev->acc_last != NO_TIME && prev->acc_last <= q->first) {
+            gint64 v = q->first - prev->acc_last;
+            g_array_append_val(m->turnaround, v);
+        }
+    }
+    g_hash_table_destroy(asked);
+}
+
+static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block1)
+{
+    GHashTable *reqs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    GHashTable *blocks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GPtrArray *order = g_ptr_array_new();
+
+    for (guint i = 0; recs && i < recs->len; i++) {
+        const dg_rec_t *r = g_ptr_array_index(recs, i);
+        gint64 fc = first_copy(r, gw);
+
+        if (!gw)
+            fragment_counts(m, r);
+        if (fc == NO_TIME)
+            continue;
+        m->last_activity = MAX(m->last_activity, last_copy(r, gw));
+        if (!r->upstream || !r->request)
+            continue;
+        req_t *q = g_hash_table_lookup(reqs, GUINT_TO_POINTER(r->mid));
+        if (!q) {
+            q = g_new0(req_t, 1);
+            q->mid = r->mid;
+            q->order = r->order;
+            q->block = r->block;
+            q->len = r->payload_len;
+            q->first = q->last_first = fc;
+            q->acc_first = q->acc_last = NO_TIME;
+            g_hash_table_insert(reqs, GUINT_TO_POINTER(r->mid), q);
+            g_ptr_array_add(order, q);
+        }
+        q->rounds++;
+        q->first = MIN(q->first, fc);
+        q->last_first = MAX(q->last_first, fc);
+    }
+    if (recs)
+        responses(m, recs, reqs, blocks, gw, block1);
+    request_order(m, order);
+    m->blocks = g_hash_table_size(blocks);
+    for (gint64 at = 0; g_hash_table_contains(blocks, &at);) {
+        guint32 len = GPOINTER_TO_UINT(g_hash_table_lookup(blocks, &at));
+        if (!len)
+            break;
+        at += len;
+        m->bytes = (guint32)at;
+    }
+    g_ptr_array_free(order, TRUE);
+    g_hash_table_destroy(blocks);
+    g_hash_table_destroy(reqs);
+}
+
+/* ---- JSON ---- */
+
+static void put_time(GString *s, const char *key, gint64 us)
+{
+    if (us == NO_TIME)
+        g_string_append_printf(s, "\"%s\": null", key);
+    else
+        g_string_append_printf(s, "\"%s\": %" G_GINT64_FORMAT, key, us);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Median and 95th percentile, nearest rank: the value at rank ceil(p n). */
+static void put_quantiles(GString *s, const char *key, GArray *v)
+{
+    guint n = v->len;
+
+    if (!n) {
+        g_string_append_printf(s, "\"%s_median_s\": null, \"%s_p95_s\": null", key, key);
+        return;
+    }
+    qsort(v->data, n, sizeof(gint64), cmp_i64);
+    g_string_append_printf(s, "\"%s_median_s\": %.6f, \"%s_p95_s\": %.6f", key,
+                           g_array_index(v, gint64, (n + 1) / 2 - 1) / 1e6, key,
+                           g_array_index(v, gint64, (95 * n + 99) / 100 - 1) / 1e6);
+}
+
+void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gateway_view)
+{
+    summary_t m = { .first_request = NO_TIME, .last_response = NO_TIME, .last_activity = NO_TIME };
+    gint64 end;
+
+    m.rtt_first = g_array_new(FALSE, FALSE, sizeof(gint64));
+    m.rtt_last = g_array_new(FALSE, FALSE, sizeof(gint64));
+    m.turnaround = g_array_new(FALSE, FALSE, sizeof(gint64));
+    summarise(&m, g_hash_table_lookup(oa->by_xfer, x), gateway_view, strcmp(x->kind, "block1") == 0);
+    end = m.last_response != NO_TIME ? m.last_response : m.last_activity;
+
+    g_string_append(s, ",\n     \"on_air\": {");
+    put_time(s, "first_request_us", m.first_request);
+    g_string_append(s, ", ");
+    put_time(s, "last_response_us", m.last_response);
+    g_string_append(s, ", ");
+    put_time(s, "last_activity_us", m.last_activity);
+    if (m.first_request != NO_TIME && end != NO_TIME && end > m.first_request)
+        g_string_append_printf(s, ", \"duration_s\": %.6f, \"rate_Bps\": %.6f",
+                               (double)(end - m.first_request) / 1e6,
+                               m.bytes / ((double)(end - m.first_request) / 1e6));
+    else
+        g_string_append(s, ", \"duration_s\": null, \"rate_Bps\": null");
+    g_string_append_printf(s,
+        ",\n       \"blocks\": %u, \"bytes\": %u, \"complete\": %s, \"requests\": %u, "
+        "\"retransmissions\": %u, \"rerequests\": %u,\n       \"mac_retries\": %u, "
+        "\"datagrams_fragmented\": %u, \"datagrams_incomplete\": %u, \"fragments_lost\": %u,\n       ",
+        m.blocks, m.bytes, m.last_response != NO_TIME ? "true" : "false", m.requests,
+        m.retransmissions, m.rerequests, m.mac_retries, m.frag_copies, m.frag_incomplete,
+        m.frags_lost);
+    put_quantiles(s, "rtt_first", m.rtt_first);
+    g_string_append(s, ", ");
+    put_quantiles(s, "rtt_last", m.rtt_last);
+    g_string_append(s, ",\n       ");
+    put_quantiles(s, "turnaround", m.turnaround);
+    g_string_append(s, "}");
+    g_array_free(m.rtt_first, TRUE);
+    g_array_free(m.rtt_last, TRUE);
+    g_array_free(m.turnaround, TRUE);
+}

@@ -1,0 +1,31 @@
+/* truth_on_air.h: per transfer, the numbers a sniffer can find in the capture
+ * (docs/ota-sessions.md), kept from the simulator's own state: which copies
+ * of each datagram were complete on air on which hop and when, which fragment
+ * transmissions got an ACK on the air, and which request each response
+ * answers. Written as `transfers[].on_air` (docs/ground-truth.md).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TRUTH_ON_AIR_H
+#define TRUTH_ON_AIR_H
+#include <glib.h>
+#include "world.h"
+
+typedef struct on_air on_air_t;
+
+on_air_t *on_air_new(void);
+void      on_air_free(on_air_t *oa);
+/* dg carries a message of a transfer: start its record (once). */
+void      on_air_datagram(on_air_t *oa, datagram_t *dg);
+/* One transmission of fragment frag of dg on hop (retry: not its first). */
+void      on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry);
+/* The copy of dg on hop became complete on air at capture time us. */
+void      on_air_copy(const datagram_t *dg, int hop, gint64 us);
+/* An ACK frame for a transmission of fragment frag of dg on hop went on air. */
+void      on_air_acked(const datagram_t *dg, int hop, int frag);
+/* The gateway's copy: a request arriving, a response leaving (capture time). */
+void      on_air_gateway(const datagram_t *dg, gint64 us);
+/* Appends x's `"on_air": {...}` object, for the 802.15.4 captures or the
+ * gateway's Ethernet. */
+void      on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gateway_view);
+
+#endif

@@ -1,0 +1,734 @@
+/* ota_track.c: block-wise transfer sessions and 6LoWPAN fragment accounting
+ * (definitions: docs/ota-sessions.md). Fed in frame order on the first pass;
+ * ota_track_finalize() derives the per-transfer numbers from the raw
+ * records, so it gives the same answer however often it runs.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <epan/to_str.h>
+#include "ota_track.h"
+
+#define SNIFFER_DUP_US   500       /* closer than this: the same transmission seen twice */
+#define ACK_WINDOW_US    2000      /* an ACK follows its frame within this */
+#define HOP_WINDOW_US    5000000   /* copies of one round follow each other within this */
+#define ATTRIBUTE_US     G_GINT64_CONSTANT(600000000)
+#define COPY_REUSE_US    G_GINT64_CONSTANT(60000000)
+
+struct ota_track {
+    wmem_allocator_t *scope;
+    wmem_map_t   *last_by_src;     /* ota_addr_t -> ota_frame_t*: last acked-kind frame */
+    ota_frame_t  *awaiting_ack[256];
+    wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* */
+    wmem_map_t   *copies_by_mid;   /* mid -> wmem_array of ota_copy_t* */
+    wmem_map_t   *msgs;            /* "src|dst|mid|type|code" -> ota_msg_t* */
+    wmem_map_t   *request_by_frame;/* first frame -> ota_msg_t* (requests) */
+    wmem_map_t   *msgs_by_mid;     /* mid -> wmem_array of ota_msg_t* */
+    wmem_array_t *copy_list;       /* every ota_copy_t* */
+    wmem_array_t *xfer_list;       /* ota_transfer_t* in id order */
+    wmem_map_t   *xfers;           /* id -> ota_transfer_t* */
+    guint32       next_copy_id;
+    gboolean      acks_seen;
+    gboolean      dirty;
+};
+
+/* RFC 4944: a datagram is its link sender, receiver, tag and size; behind a
+ * mesh header the originator counts too (every originator has its own tags). */
+typedef struct {
+    ota_addr_t src, dst, orig;
+    guint16 tag, size;
+} copy_key_t;
+
+static guint copy_key_hash(gconstpointer p)
+{
+    const copy_key_t *k = (const copy_key_t *)p;
+    guint64 h = k->src * G_GUINT64_CONSTANT(0x9e3779b97f4a7c15) ^ k->dst ^ (k->orig << 7) ^
+                ((guint64)k->tag << 16 | k->size);
+    return (guint)(h ^ (h >> 32));
+}
+
+static gboolean copy_key_equal(gconstpointer a, gconstpointer b)
+{
+    const copy_key_t *x = (const copy_key_t *)a, *y = (const copy_key_t *)b;
+    return x->src == y->src && x->dst == y->dst && x->orig == y->orig && x->tag == y->tag &&
+           x->size == y->size;
+}
+
+static guint64 *key64(wmem_allocator_t *s, guint64 v)
+{
+    guint64 *k = wmem_new(s, guint64);
+    *k = v;
+    return k;
+}
+
+ota_track_t *ota_track_new(wmem_allocator_t *scope)
+{
+    ota_track_t *t = wmem_new0(scope, ota_track_t);
+
+    t->scope = scope;
+    t->last_by_src = wmem_map_new(scope, g_int64_hash, g_int64_equal);
+    t->copies = wmem_map_new(scope, copy_key_hash, copy_key_equal);
+    t->copies_by_mid = wmem_map_new(scope, g_direct_hash, g_direct_equal);
+    t->msgs = wmem_map_new(scope, g_str_hash, g_str_equal);
+    t->request_by_frame = wmem_map_new(scope, g_direct_hash, g_direct_equal);
+    t->msgs_by_mid = wmem_map_new(scope, g_direct_hash, g_direct_equal);
+    t->copy_list = wmem_array_new(scope, sizeof(ota_copy_t *));
+    t->xfer_list = wmem_array_new(scope, sizeof(ota_transfer_t *));
+    t->xfers = wmem_map_new(scope, g_direct_hash, g_direct_equal);
+    return t;
+}
+
+/* ---- link layer: retries, duplicates, acknowledgements ---- */
+
+ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
+{
+    ota_frame_t *f = wmem_new0(t->scope, ota_frame_t);
+
+    f->frame = in->frame;
+    f->ts_us = in->ts_us;
+    f->src = in->src;
+    f->dst = in->dst;
+    f->seq = in->seq;
+    t->dirty = TRUE;
+    if (!in->has_wpan)
+        return f;
+    if (in->frame_type == 2) {
+        ota_frame_t *a = t->awaiting_ack[in->seq];
+        t->acks_seen = TRUE;
+        if (a && in->ts_us - a->ts_us <= ACK_WINDOW_US && in->ts_us >= a->ts_us) {
+            f->acked_frame = a->frame;
+            a->ack_frame = in->frame;
+            if (a->copy && a->frag_index < a->copy->n_frags)
+                a->copy->frags[a->frag_index].acked = TRUE;
+            t->awaiting_ack[in->seq] = NULL;
+        }
+        return f;
+    }
+    if (in->ack_request && in->src) {
+        ota_frame_t *last = (ota_frame_t *)wmem_map_lookup(t->last_by_src, &in->src);
+        if (last && last->seq == in->seq) {
+            if (in->ts_us - last->ts_us < SNIFFER_DUP_US)
+                f->sniffer_dup = TRUE;
+            else
+                f->mac_retry = TRUE;
+            f->first_tx_frame = last->first_tx_frame ? last->first_tx_frame : last->frame;
+            f->copy = last->copy;
+            f->frag_index = last->frag_index;
+        }
+        wmem_map_insert(t->last_by_src, key64(t->scope, in->src), f);
+        t->awaiting_ack[in->seq] = f;
+    }
+    return f;
+}
+
+/* ---- 6LoWPAN datagram copies ---- */
+
+static void copy_update_coverage(ota_copy_t *c)
+{
+    guint16 order[OTA_MAX_FRAGS];
+    guint n = 0, min_off = 0xffff, first_span = 0;
+    gboolean first = FALSE;
+    guint32 covered = 0, at;
+
+    if (c->size == 0) {            /* unfragmented: one frame is the whole datagram */
+        c->complete = TRUE;
+        return;
+    }
+    for (guint i = 0; i < c->n_frags; i++) {
+        if (c->frags[i].offset == 0) {
+            first = TRUE;
+            first_span = c->frags[i].len;
+            continue;
+        }
+        order[n++] = (guint16)i;
+        min_off = MIN(min_off, c->frags[i].offset);
+        covered += c->frags[i].len;
+    }
+    /* FRAG1 covers the uncompressed headers and its data; when its span is
+     * unknown (headers not read), everything before the first FRAGN. */
+    if (first)
+        covered += first_span ? first_span : (n ? min_off : 0);
+    c->covered = covered;
+    if (!first || !n)
+        return;
+    if (first_span)
+        min_off = first_span;
+    /* Insertion sort: a datagram has a handful of fragments. */
+    for (guint i = 1; i < n; i++)
+        for (guint j = i; j > 0 && c->frags[order[j]].offset < c->frags[order[j - 1]].offset; j--) {
+            guint16 tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+    at = min_off;
+    for (guint i = 0; i < n; i++) {
+        if (c->frags[order[i]].offset != at)
+            return;
+        at += c->frags[order[i]].len;
+    }
+    c->complete = at >= c->size;
+}
+
+static ota_copy_t *new_copy(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv, copy_key_t *key)
+{
+    ota_copy_t *c = wmem_new0(t->scope, ota_copy_t);
+
+    c->id = ++t->next_copy_id;
+    c->src = f->src;
+    c->dst = f->dst;
+    c->tag = lv->is_frag ? lv->tag : 0;
+    c->size = lv->is_frag ? lv->size : 0;
+    c->first_frame = f->frame;
+    c->first_us = f->ts_us;
+    wmem_array_append_one(t->copy_list, c);
+    if (key)
+        wmem_map_insert(t->copies, key, c);
+    return c;
+}
+
+void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
+{
+    ota_copy_t *c = NULL;
+    copy_key_t *key;
+    guint i;
+
+    if (f->sniffer_dup)
+        return;
+    if (f->mac_retry && f->copy) {
+        /* The same frame again: one more transmission of the same fragment. */
+        f->copy->frags[f->frag_index].transmissions++;
+        f->copy->last_frame = f->frame;
+        f->copy->last_us = f->ts_us;
+        return;
+    }
+    if (lv->is_frag) {
+        copy_key_t probe = { f->src, f->dst, lv->has_mesh ? lv->mesh_orig : 0, lv->tag, lv->size };
+        c = (ota_copy_t *)wmem_map_lookup(t->copies, &probe);
+        /* Tags wrap: a FRAG1 after a complete copy, or a long silence, is a new datagram. */
+        if (c && ((c->complete && lv->first) || f->ts_us - c->last_us > COPY_REUSE_US))
+            c = NULL;
+        if (!c) {
+            key = wmem_new(t->scope, copy_key_t);
+            *key = probe;
+            c = new_copy(t, f, lv, key);
+        }
+    } else {
+        c = new_copy(t, f, lv, NULL);
+    }
+    for (i = 0; i < c->n_frags; i++)
+        if (c->frags[i].offset == lv->offset)
+            break;
+    if (i == c->n_frags) {
+        if (c->n_frags == OTA_MAX_FRAGS)
+            return;
+        if (c->n_frags == c->cap_frags) {
+            c->cap_frags = c->cap_frags ? MIN(2 * c->cap_frags, OTA_MAX_FRAGS) : (lv->is_frag ? 4 : 1);
+            c->frags = wmem_realloc(t->scope, c->frags, c->cap_frags * sizeof(ota_frag_t));
+        }
+        memset(&c->frags[i], 0, sizeof(ota_frag_t));
+        c->frags[i].offset = lv->offset;
+        c->frags[i].len = lv->first ? lv->frag1_span : (guint16)MAX(lv->data_len, 0);
+        c->frags[i].first_frame = f->frame;
+        c->n_frags++;
+    }
+    c->frags[i].transmissions++;
+    c->last_frame = f->frame;
+    c->last_us = f->ts_us;
+    f->copy = c;
+    f->frag_index = i;
+    f->frag_offset = lv->offset;
+    f->frag_len = c->frags[i].len;
+    if (!c->complete) {
+        copy_update_coverage(c);
+        if (c->complete)
+            c->complete_frame = f->frame;
+    }
+    if (lv->has_coap && !c->has_coap) {
+        c->has_coap = TRUE;
+        c->coap_type = lv->coap_type;
+        c->coap_code = lv->coap_code;
+        c->coap_mid = lv->coap_mid;
+        wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid));
+        if (!list) {
+            list = wmem_array_new(t->scope, sizeof(ota_copy_t *));
+            wmem_map_insert(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid), list);
+        }
+        wmem_array_append_one(list, c);
+    }
+}
+
+static gboolean copy_lost(const ota_track_t *t, const ota_copy_t *c, gint64 before_us)
+{
+    if (c->first_us > before_us)
+        return FALSE;
+    if (!c->complete)
+        return TRUE;
+    if (!t->acks_seen)
+        return FALSE;
+    for (guint i = 0; i < c->n_frags; i++)
+        if (!c->frags[i].acked)
+            return TRUE;
+    return FALSE;
+}
+
+/* Ties the copies that carried (or tried to carry) msg to it. */
+static void attribute_copies(ota_track_t *t, ota_msg_t *msg, gint64 now)
+{
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(msg->mid));
+
+    for (guint i = 0; list && i < wmem_array_get_count(list); i++) {
+        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i);
+        if (!c->msg && c->coap_type == msg->type && c->coap_code == msg->code &&
+            c->first_us <= now && now - c->first_us < ATTRIBUTE_US)
+            c->msg = msg;
+    }
+}
+
+/* Was a copy of msg lost before `before`? */
+static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guint8 type, gint64 after,
+                                gint64 before)
+{
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(msg->mid));
+
+    for (guint i = 0; list && i < wmem_array_get_count(list); i++) {
+        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i);
+        if (c->coap_type == type && c->first_us >= after && copy_lost(t, c, before) &&
+            (type != 0 || c->coap_code == msg->code))
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* ---- messages, rounds, transfers ---- */
+
+static ota_transfer_t *get_transfer(ota_track_t *t, const meter_ctx_t *ctx, const meter_coap_t *m)
+{
+    ota_transfer_t *x = (ota_transfer_t *)wmem_map_lookup(t->xfers, GUINT_TO_POINTER(ctx->transfer_id));
+
+    if (x)
+        return x;
+    x = wmem_new0(t->scope, ota_transfer_t);
+    x->id = ctx->transfer_id;
+    x->meter = address_to_str(t->scope, ctx->meter);
+    x->gateway = address_to_str(t->scope, ctx->gateway);
+    x->path = wmem_strdup(t->scope, m->path ? m->path : "");
+    x->upload = m->block1.present && meter_coap_is_request(m);
+    x->szx_first = x->szx = m->block1.present ? m->block1.szx : m->block2.szx;
+    x->size_hint = -1;
+    x->last_response_us = -1;
+    x->first_us = -1;
+    x->msgs = wmem_array_new(t->scope, sizeof(ota_msg_t *));
+    x->request_at = wmem_map_new(t->scope, g_direct_hash, g_direct_equal);
+    wmem_map_insert(t->xfers, GUINT_TO_POINTER(x->id), x);
+    /* Keep the list in id order (ids grow, so appending keeps it sorted). */
+    wmem_array_append_one(t->xfer_list, x);
+    return x;
+}
+
+static guint32 block_size(guint8 szx) { return 16u << MIN(szx, 7); }
+
+static void fill_block(ota_msg_t *msg, const meter_coap_t *m, gboolean upload)
+{
+    const meter_block_t *b = upload ? &m->block1 : &m->block2;
+    guint plen = m->payload ? tvb_reported_length(m->payload) : 0;
+
+    msg->has_block = b->present;
+    msg->szx = b->szx;
+    msg->more = b->more;
+    msg->offset = b->present ? b->num * block_size(b->szx) : 0;
+    /* The payload is the block for a download response or an upload request. */
+    msg->len = (upload == meter_coap_is_request(m)) ? plen : 0;
+}
+
+/* The latest earlier request for the block at offset (not msg itself). */
+static ota_msg_t *earlier_request_for_block(ota_transfer_t *x, const ota_msg_t *msg)
+{
+    ota_msg_t *o = (ota_msg_t *)wmem_map_lookup(x->request_at, GUINT_TO_POINTER(msg->offset + 1));
+    return o == msg ? NULL : o;
+}
+
+ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
+                                     const char *src, const char *dst, const meter_coap_t *m,
+                                     const meter_ctx_t *ctx)
+{
+    ota_copy_result_t *r;
+    ota_transfer_t *x;
+    ota_msg_t *msg;
+    ota_round_t *round = NULL;
+    ota_addr_t link;
+    char *key;
+
+    if (!ctx->transfer_id || (f && (f->mac_retry || f->sniffer_dup)))
+        return NULL;
+    t->dirty = TRUE;
+    x = get_transfer(t, ctx, m);
+    r = wmem_new0(t->scope, ota_copy_result_t);
+    r->rtt_first_us = r->rtt_last_us = r->turnaround_us = -1;
+    /* Without a link layer every copy is its own transmission. */
+    link = f && f->src ? f->src : (ota_addr_t)g_str_hash(src);
+
+    key = g_strdup_printf("%s|%s|%u|%u|%u", src, dst, m->mid, m->type, m->code);
+    msg = (ota_msg_t *)wmem_map_lookup(t->msgs, key);
+    if (!msg) {
+        msg = wmem_new0(t->scope, ota_msg_t);
+        msg->xfer = x;
+        msg->is_request = meter_coap_is_request(m);
+        msg->type = m->type;
+        msg->code = m->code;
+        msg->mid = m->mid;
+        msg->rounds = wmem_array_new(t->scope, sizeof(ota_round_t));
+        fill_block(msg, m, x->upload);
+        if (msg->is_request) {
+            wmem_map_insert(t->request_by_frame, GUINT_TO_POINTER(frame), msg);
+            msg->responses = wmem_array_new(t->scope, sizeof(ota_msg_t *));
+        } else {
+            msg->request = (ota_msg_t *)wmem_map_lookup(t->request_by_frame, GUINT_TO_POINTER(ctx->request_frame));
+            if (msg->request && msg->code != 0)
+                wmem_array_append_one(msg->request->responses, msg);
+        }
+        wmem_map_insert(t->msgs, wmem_strdup(t->scope, key), msg);
+        wmem_array_append_one(x->msgs, msg);
+        wmem_array_t *same = (wmem_array_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(m->mid));
+        if (!same) {
+            same = wmem_array_new(t->scope, sizeof(ota_msg_t *));
+            wmem_map_insert(t->msgs_by_mid, GUINT_TO_POINTER(m->mid), same);
+        }
+        wmem_array_append_one(same, msg);
+    }
+    g_free(key);
+    r->msg = msg;
+
+    guint n_rounds = wmem_array_get_count(msg->rounds);
+    if (n_rounds) {
+        round = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
+        gboolean used = FALSE;
+        for (guint i = 0; i < round->n_links; i++)
+            used |= round->links[i] == link;
+        if (used || ts_us - round->last_us > HOP_WINDOW_US || round->n_links == G_N_ELEMENTS(round->links))
+            round = NULL;
+    }
+    if (round) {
+        r->hop_copy = TRUE;
+        round->links[round->n_links++] = link;
+        round->last_frame = frame;
+        round->last_us = ts_us;
+    } else {
+        ota_round_t nr = { frame, frame, ts_us, ts_us, { link }, 1, FALSE };
+        if (n_rounds) {
+            ota_round_t *prev = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
+            r->retransmission = TRUE;
+            r->prev_tx_frame = prev->first_frame;
+        }
+        wmem_array_append_one(msg->rounds, nr);
+    }
+    r->round = wmem_array_get_count(msg->rounds);
+    attribute_copies(t, msg, ts_us);
+    if (f && f->copy && !f->copy->msg)
+        f->copy->msg = msg;
+
+    /* Transfer-level timing and progress, as known at this frame. */
+    if (x->first_us < 0 && msg->is_request) {
+        x->first_us = ts_us;
+        x->first_frame = frame;
+        x->meter_link = f ? f->src : 0;
+    }
+    if (x->last_us >= 0 && x->first_us >= 0)
+        r->stall_us = ts_us - x->last_us;
+    x->last_us = MAX(x->last_us, ts_us);
+    x->last_frame = MAX(x->last_frame, frame);
+    r->elapsed_us = x->first_us >= 0 ? ts_us - x->first_us : 0;
+
+    if (msg->is_request && !r->hop_copy) {
+        ota_msg_t *earlier = r->round == 1 ? earlier_request_for_block(x, msg) : NULL;
+        if (r->round == 1)
+            wmem_map_insert(x->request_at, GUINT_TO_POINTER(msg->offset + 1), msg);
+        if (r->round == 1 && earlier && earlier->mid != msg->mid) {
+            ota_round_t *er = (ota_round_t *)wmem_array_index(earlier->rounds,
+                                                               wmem_array_get_count(earlier->rounds) - 1);
+            r->rerequest = TRUE;
+            r->prev_tx_frame = er->first_frame;
+        }
+        if (r->round == 1 && !r->rerequest) {
+            if (x->last_response_us >= 0)
+                r->turnaround_us = ts_us - x->last_response_us;
+            if (msg->offset < x->highest_requested)
+                r->out_of_order = TRUE;
+            else if (msg->offset > x->highest_requested + block_size(msg->szx) && msg->offset > 0)
+                r->gap = TRUE;
+            x->highest_requested = MAX(x->highest_requested, msg->offset);
+        }
+        if (r->retransmission || r->rerequest) {
+            const ota_msg_t *lost_req = r->rerequest ? earlier : msg;
+            gint64 since = ((ota_round_t *)wmem_array_index(lost_req->rounds, 0))->first_us;
+            gboolean answered = wmem_array_get_count(lost_req->responses) > 0;
+            if (msg_lost_before(t, lost_req, lost_req->type, since, ts_us))
+                r->cause = OTA_CAUSE_REQUEST_LOST;
+            else if (msg_lost_before(t, lost_req, 2, since, ts_us))
+                r->cause = OTA_CAUSE_RESPONSE_LOST;
+            else if (answered)
+                r->cause = OTA_CAUSE_NOT_ACCEPTED;
+            else
+                r->cause = OTA_CAUSE_NOTHING_VISIBLE;
+        }
+    }
+    if (!msg->is_request && msg->request && m->code != 0) {
+        ota_msg_t *req = msg->request;
+        guint nr = wmem_array_get_count(req->rounds);
+        ota_round_t *r0 = (ota_round_t *)wmem_array_index(req->rounds, 0);
+        ota_round_t *rl = (ota_round_t *)wmem_array_index(req->rounds, nr - 1);
+        r->rtt_first_us = ts_us - r0->first_us;
+        r->rtt_last_us = ts_us - rl->first_us;
+        x->last_response_us = ts_us;
+        if (r->round > 1 && !r->hop_copy)
+            r->duplicate_response = TRUE;
+        if (!x->upload && m->block2.present && m->block2.szx < x->szx && m->code < 96) {
+            r->renegotiation = TRUE;
+            x->szx = m->block2.szx;
+            x->renegotiated = TRUE;
+        }
+        if (x->size_hint < 0 && m->size2 > 0)
+            x->size_hint = m->size2;
+        if (m->code >= 64 && m->code < 96 && msg->offset == x->next_offset && msg->has_block)
+            x->next_offset += x->upload ? req->len : msg->len;
+    }
+    r->bytes_so_far = x->next_offset;
+    r->size_hint = x->size_hint;
+    return r;
+}
+
+void ota_track_set_size_hint(ota_track_t *t, guint32 transfer_id, gint64 size)
+{
+    ota_transfer_t *x = ota_track_transfer(t, transfer_id);
+
+    if (x && x->size_hint < 0 && size > 0)
+        x->size_hint = size;
+}
+
+void ota_track_set_verified(ota_track_t *t, guint32 transfer_id)
+{
+    ota_transfer_t *x = ota_track_transfer(t, transfer_id);
+
+    if (x)
+        x->image_verified = TRUE;
+}
+
+/* ---- finalize ---- */
+
+static gint64 abs64(gint64 v) { return v < 0 ? -v : v; }
+
+/* A copy that never completed and came after its message's last complete
+ * copy (a lost resend, say) is tied here: to the message with its MID, type
+ * and code whose copies are nearest in time, preferring one that used the
+ * copy's link. */
+static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
+{
+    wmem_array_t *same = (wmem_array_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(c->coap_mid));
+    ota_msg_t *best = NULL;
+    gint64 best_d = ATTRIBUTE_US;
+    gboolean best_link = FALSE;
+
+    /* A piggy-backed response that never got through has its request's MID:
+     * failing a message of its own, it belongs to that request. */
+    for (int pass = 0; pass < 2 && !best; pass++)
+    for (guint i = 0; same && i < wmem_array_get_count(same); i++) {
+        ota_msg_t *m = *(ota_msg_t **)wmem_array_index(same, i);
+        if (pass == 0 && (m->type != c->coap_type || m->code != c->coap_code))
+            continue;
+        if (pass == 1 && !(c->coap_type == 2 && m->is_request && m->type == 0))
+            continue;
+        for (guint k = 0; k < wmem_array_get_count(m->rounds); k++) {
+            ota_round_t *rd = (ota_round_t *)wmem_array_index(m->rounds, k);
+            gboolean link = FALSE;
+            for (guint l = 0; l < rd->n_links; l++)
+                link |= rd->links[l] == c->src;
+            gint64 d = MIN(abs64(c->first_us - rd->first_us), abs64(c->first_us - rd->last_us));
+            if ((link && !best_link) || (link == best_link && d < best_d)) {
+                best = m;
+                best_d = d;
+                best_link = link;
+            }
+        }
+    }
+    c->msg = best;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the value at rank ceil(p n). */
+static double quantile_s(wmem_array_t *v, double p)
+{
+    guint n = wmem_array_get_count(v);
+
+    if (!n)
+        return -1;
+    qsort(wmem_array_get_raw(v), n, sizeof(gint64), cmp_i64);
+    guint rank = (guint)ceil(p * n);
+    return *(gint64 *)wmem_array_index(v, MAX(rank, 1) - 1) / 1e6;
+}
+
+static const ota_round_t *accepted_round(const ota_msg_t *req, const ota_msg_t **resp)
+{
+    wmem_array_t *msgs = req->responses;
+    const ota_round_t *best = NULL;
+    guint nr = wmem_array_get_count(req->rounds);
+    gint64 last_req = ((ota_round_t *)wmem_array_index(req->rounds, nr - 1))->first_us;
+
+    for (guint i = 0; i < wmem_array_get_count(msgs); i++) {
+        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(msgs, i);
+        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++) {
+            const ota_round_t *rd = (ota_round_t *)wmem_array_index(o->rounds, k);
+            if (last_req > rd->last_us)
+                continue;               /* followed by a retransmission: not taken */
+            if (!best || rd->first_us < best->first_us) {
+                best = rd;
+                *resp = o;
+            }
+        }
+    }
+    return best;
+}
+
+static void finalize_transfer(ota_transfer_t *x)
+{
+    ota_stats_t *s = &x->st;
+    wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
+    wmem_array_t *rf = wmem_array_new(tmp, sizeof(gint64)), *rl = wmem_array_new(tmp, sizeof(gint64));
+    wmem_array_t *ta = wmem_array_new(tmp, sizeof(gint64));
+    wmem_map_t *offsets = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
+    wmem_map_t *requested = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
+    gint64 prev_accepted = -1;
+    gboolean have_prev = FALSE;
+
+    /* The datagram counters were summed by the caller; keep them. */
+    ota_stats_t copies = *s;
+    memset(s, 0, sizeof(*s));
+    s->mac_retries = copies.mac_retries;
+    s->fragments_lost = copies.fragments_lost;
+    s->datagrams_fragmented = copies.datagrams_fragmented;
+    s->datagrams_incomplete = copies.datagrams_incomplete;
+    s->first_request_us = x->first_us;
+    s->first_frame = x->first_frame;
+    s->last_response_us = -1;
+    s->last_activity_us = -1;
+    for (guint i = 0; i < wmem_array_get_count(x->msgs); i++) {
+        ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
+        guint nr = wmem_array_get_count(o->rounds);
+        for (guint k = 0; k < nr; k++) {
+            ota_round_t *rd = (ota_round_t *)wmem_array_index(o->rounds, k);
+            if (rd->last_us > s->last_activity_us) {
+                s->last_activity_us = rd->last_us;
+                s->last_frame = rd->last_frame;
+            }
+        }
+        if (!o->is_request) {
+            if (o->code >= 128 && o->code < 192)
+                s->error_responses++;
+            if (!x->upload && o->code >= 64 && o->code < 96 && o->has_block && o->len)
+                wmem_map_insert(offsets, GUINT_TO_POINTER(o->offset + 1), GUINT_TO_POINTER(o->len));
+            if (x->upload && o->request && o->code >= 64 && o->code < 96)
+                wmem_map_insert(offsets, GUINT_TO_POINTER(o->request->offset + 1),
+                                GUINT_TO_POINTER(o->request->len));
+            continue;
+        }
+        s->requests += nr;
+        s->retransmissions += nr - 1;
+        gboolean new_block = !wmem_map_contains(requested, GUINT_TO_POINTER(o->offset + 1));
+        if (!new_block)
+            s->rerequests++;
+        wmem_map_insert(requested, GUINT_TO_POINTER(o->offset + 1), o);
+
+        ota_round_t *r0 = (ota_round_t *)wmem_array_index(o->rounds, 0);
+        ota_round_t *rn = (ota_round_t *)wmem_array_index(o->rounds, nr - 1);
+        /* Turn-around: a request for a new block (not the first), from the
+         * accepted response of the request just before it. */
+        if (new_block && have_prev && prev_accepted >= 0) {
+            gint64 d = r0->first_us - prev_accepted;
+            wmem_array_append_one(ta, d);
+        }
+        have_prev = TRUE;
+        const ota_msg_t *resp = NULL;
+        const ota_round_t *acc = accepted_round(o, &resp);
+        prev_accepted = acc ? acc->last_us : -1;
+        if (!acc)
+            continue;
+        gint64 d1 = acc->last_us - r0->first_us, d2 = acc->last_us - rn->first_us;
+        wmem_array_append_one(rf, d1);
+        wmem_array_append_one(rl, d2);
+        gboolean final = resp->code >= 64 && resp->code < 96 &&
+                         (x->upload ? !o->more : (!resp->has_block || !resp->more));
+        if (final && !s->complete) {
+            s->complete = TRUE;
+            s->last_response_us = acc->last_us;
+        }
+    }
+    /* Blocks and contiguous bytes from offset 0. */
+    s->blocks = wmem_map_size(offsets);
+    for (guint32 at = 0;;) {
+        gpointer len = wmem_map_lookup(offsets, GUINT_TO_POINTER(at + 1));
+        if (!len || !GPOINTER_TO_UINT(len))
+            break;
+        at += GPOINTER_TO_UINT(len);
+        s->bytes = at;
+    }
+    gint64 end = s->complete ? s->last_response_us : s->last_activity_us;
+    s->duration_s = (end > s->first_request_us && s->first_request_us >= 0)
+                        ? (double)(end - s->first_request_us) / 1e6 : 0;
+    s->rate_Bps = s->duration_s > 0 ? s->bytes / s->duration_s : 0;
+    s->rtt_first_median = quantile_s(rf, 0.5);
+    s->rtt_first_p95 = quantile_s(rf, 0.95);
+    s->rtt_last_median = quantile_s(rl, 0.5);
+    s->rtt_last_p95 = quantile_s(rl, 0.95);
+    s->turnaround_median = quantile_s(ta, 0.5);
+    s->turnaround_p95 = quantile_s(ta, 0.95);
+    wmem_destroy_allocator(tmp);
+}
+
+void ota_track_finalize(ota_track_t *t, double stall_s)
+{
+    (void)stall_s;
+    if (!t->dirty)
+        return;
+    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++)
+        memset(&(*(ota_transfer_t **)wmem_array_index(t->xfer_list, i))->st, 0, sizeof(ota_stats_t));
+    /* Datagram copies, each tied to its message's transfer. */
+    for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
+        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
+        if (!c->msg && c->has_coap)
+            attribute_leftover(t, c);
+        if (!c->msg)
+            continue;
+        ota_stats_t *s = &c->msg->xfer->st;
+        for (guint k = 0; k < c->n_frags; k++) {
+            s->mac_retries += c->frags[k].transmissions - 1;
+            if (c->size && t->acks_seen && !c->frags[k].acked)
+                s->fragments_lost++;
+        }
+        if (c->size) {
+            s->datagrams_fragmented++;
+            s->datagrams_incomplete += !c->complete;
+        }
+    }
+    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++)
+        finalize_transfer(*(ota_transfer_t **)wmem_array_index(t->xfer_list, i));
+    t->dirty = FALSE;
+}
+
+ota_transfer_t *ota_track_transfer(ota_track_t *t, guint32 transfer_id)
+{
+    return (ota_transfer_t *)wmem_map_lookup(t->xfers, GUINT_TO_POINTER(transfer_id));
+}
+
+guint ota_track_n_transfers(const ota_track_t *t)
+{
+    return wmem_array_get_count(t->xfer_list);
+}
+
+ota_transfer_t *ota_track_transfer_at(ota_track_t *t, guint i)
+{
+    return *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+}

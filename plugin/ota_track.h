@@ -1,0 +1,170 @@
+/* ota_track.h: follows block-wise transfers block by block and accounts for
+ * 6LoWPAN fragments, as docs/ota-sessions.md defines it. Pure state: it is
+ * fed what the dissectors found in each frame (first pass, in frame order)
+ * and answers what the display and the statistics need; no proto_tree.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef OTA_TRACK_H
+#define OTA_TRACK_H
+
+#include <epan/wmem_scopes.h>
+#include "packet-meter.h"
+#include "lowpan_view.h"
+
+typedef guint64 ota_addr_t;     /* EUI-64, or 0xffff0000 | short address, 0 = none */
+
+enum ota_cause {
+    OTA_CAUSE_NONE = 0,
+    OTA_CAUSE_REQUEST_LOST,     /* the request's datagram was incomplete or never acknowledged */
+    OTA_CAUSE_RESPONSE_LOST,    /* the response's datagram was incomplete or never acknowledged */
+    OTA_CAUSE_NOT_ACCEPTED,     /* a response got through on air; the meter did not take it */
+    OTA_CAUSE_NOTHING_VISIBLE,  /* nothing lost on air: a late response or a sniffer miss */
+};
+
+/* One transmission on the air as the hook saw it. */
+typedef struct {
+    guint32    frame;
+    gint64     ts_us;
+    gboolean   has_wpan;
+    guint8     frame_type;       /* 1 data, 2 ack, 3 command */
+    guint8     seq;
+    gboolean   ack_request;
+    ota_addr_t src, dst;
+} ota_link_in_t;
+
+typedef struct ota_copy ota_copy_t;
+typedef struct ota_msg ota_msg_t;
+typedef struct ota_transfer ota_transfer_t;
+
+/* Per frame: what the link and fragment accounting found. */
+typedef struct {
+    guint32    frame;
+    gint64     ts_us;
+    ota_addr_t src, dst;
+    guint8     seq;
+    gboolean   mac_retry, sniffer_dup;
+    guint32    first_tx_frame;   /* a retry/duplicate: the first transmission */
+    guint32    ack_frame;        /* the ACK that followed (0: none seen yet) */
+    guint32    acked_frame;      /* an ACK: the frame it acknowledges */
+    ota_copy_t *copy;            /* the datagram copy a fragment belongs to */
+    guint16    frag_offset, frag_len;
+    guint      frag_index;       /* index in copy->frags */
+} ota_frame_t;
+
+typedef struct {
+    guint16  offset, len;         /* FRAG1: len is its uncompressed span, 0 if unknown */
+    guint32  first_frame;
+    guint    transmissions;
+    gboolean acked;
+} ota_frag_t;
+
+#define OTA_MAX_FRAGS 64   /* 1280-byte IPv6 MTU over >= 20-byte fragments */
+
+struct ota_copy {
+    guint32     id;
+    ota_addr_t  src, dst;
+    guint16     tag, size;
+    guint32     first_frame, last_frame;
+    gint64      first_us, last_us;
+    ota_frag_t *frags;            /* grows as fragments appear */
+    guint       n_frags, cap_frags;
+    guint32     covered;          /* bytes covered (FRAG1 up to the next offset) */
+    gboolean    complete;
+    guint32     complete_frame;
+    gboolean    has_coap;
+    guint8      coap_type, coap_code;
+    guint16     coap_mid;
+    ota_msg_t  *msg;              /* the message it carried, once known */
+};
+
+/* One transmission round of a message: its copies hop by hop. */
+typedef struct {
+    guint32    first_frame, last_frame;
+    gint64     first_us, last_us;
+    ota_addr_t links[8];          /* link sources used */
+    guint      n_links;
+    gboolean   lost;              /* a copy of it was incomplete or unacknowledged */
+} ota_round_t;
+
+struct ota_msg {
+    ota_transfer_t *xfer;
+    gboolean   is_request;
+    guint8     type, code;
+    guint16    mid;
+    gboolean   has_block, more;
+    guint32    offset, len;       /* block byte offset and payload length */
+    guint8     szx;
+    wmem_array_t *rounds;         /* ota_round_t */
+    ota_msg_t *request;           /* a response: its request */
+    wmem_array_t *responses;      /* a request: its response messages (ota_msg_t *) */
+};
+
+/* Per CoAP message copy in a frame: what the display shows. */
+typedef struct {
+    ota_msg_t *msg;
+    guint      round;             /* 1-based */
+    gboolean   hop_copy, retransmission, rerequest, duplicate_response;
+    guint32    prev_tx_frame;     /* first copy of the previous round (or previous request of the block) */
+    gint64     elapsed_us;        /* since the transfer's first request */
+    gint64     rtt_first_us, rtt_last_us;   /* responses; -1 if not known */
+    gint64     turnaround_us;     /* requests; -1 if not known */
+    guint32    bytes_so_far;
+    gint64     size_hint;         /* -1 if not known */
+    enum ota_cause cause;         /* retransmissions and re-requests */
+    gboolean   out_of_order, gap, renegotiation, stall;
+    gint64     stall_us;
+} ota_copy_result_t;
+
+typedef struct {
+    guint32  blocks, bytes;
+    gboolean complete;
+    gint64   first_request_us, last_response_us, last_activity_us;
+    guint32  first_frame, last_frame;
+    double   duration_s, rate_Bps;
+    guint32  requests, retransmissions, rerequests, duplicate_responses, error_responses;
+    guint32  mac_retries, datagrams_fragmented, datagrams_incomplete, fragments_lost;
+    double   rtt_first_median, rtt_first_p95, rtt_last_median, rtt_last_p95;
+    double   turnaround_median, turnaround_p95;   /* seconds; < 0 when none */
+} ota_stats_t;
+
+struct ota_transfer {
+    guint32    id;
+    const char *meter, *gateway, *path;
+    gboolean   upload;            /* Block1 */
+    guint8     szx_first, szx;
+    gboolean   renegotiated;
+    ota_addr_t meter_link;        /* link-layer source of the meter's requests */
+    gint64     size_hint;
+    guint32    first_frame, last_frame;
+    gint64     first_us, last_us;
+    wmem_array_t *msgs;           /* ota_msg_t * in order of first copy */
+    wmem_map_t *request_at;       /* byte offset + 1 -> latest request for that block */
+    guint32    next_offset;       /* contiguous bytes so far (first pass) */
+    guint32    highest_requested;
+    gint64     last_response_us;  /* first pass: for turn-around */
+    gboolean   image_verified;
+    ota_stats_t st;               /* finalize */
+};
+
+typedef struct ota_track ota_track_t;
+
+ota_track_t     *ota_track_new(wmem_allocator_t *scope);
+/* The link-layer facts of a frame; returns its record (kept for display). */
+ota_frame_t     *ota_track_frame(ota_track_t *t, const ota_link_in_t *in);
+/* A 6LoWPAN header seen in that frame. */
+void             ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv);
+/* A complete CoAP message copy in frame f (NULL f: no link layer, e.g. the
+ * gateway's Ethernet). src/dst are the IPv6 endpoints as strings. */
+ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
+                                     const char *src, const char *dst, const meter_coap_t *m,
+                                     const meter_ctx_t *ctx);
+void             ota_track_set_size_hint(ota_track_t *t, guint32 transfer_id, gint64 size);
+void             ota_track_set_verified(ota_track_t *t, guint32 transfer_id);
+/* Derives every transfer's statistics and the accepted responses; cheap to
+ * call again, and called again whenever frames were added since. */
+void             ota_track_finalize(ota_track_t *t, double stall_s);
+ota_transfer_t  *ota_track_transfer(ota_track_t *t, guint32 transfer_id);
+guint            ota_track_n_transfers(const ota_track_t *t);
+ota_transfer_t  *ota_track_transfer_at(ota_track_t *t, guint i);   /* in id order */
+
+#endif

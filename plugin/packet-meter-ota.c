@@ -1,0 +1,327 @@
+/* packet-meter-ota.c: shows where each frame stands in its block-wise
+ * transfer (meter.ota.*) and in its 6LoWPAN datagram (meter.frag.*), with
+ * the expert infos of docs/ota-sessions.md. Numbers that depend on later
+ * frames (a datagram that never completes, a transfer that never ends,
+ * acknowledgements) show on later passes: the GUI and tshark -2.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <epan/packet.h>
+#include <epan/expert.h>
+#include <epan/prefs.h>
+#include "packet-meter.h"
+#include "packet-meter-ota.h"
+
+static int hf_ota_block = -1, hf_ota_offset = -1, hf_ota_block_size = -1, hf_ota_szx = -1;
+static int hf_ota_bytes = -1, hf_ota_percent = -1, hf_ota_elapsed = -1;
+static int hf_ota_rtt_first = -1, hf_ota_rtt_last = -1, hf_ota_turnaround = -1;
+static int hf_ota_round = -1, hf_ota_prev_tx = -1, hf_ota_first_frame = -1;
+static int hf_ota_hop_copy = -1, hf_ota_retransmission = -1, hf_ota_rerequest = -1;
+static int hf_ota_duplicate_response = -1, hf_ota_cause = -1, hf_ota_stall = -1;
+static int hf_frag_mac_retry = -1, hf_frag_sniffer_dup = -1, hf_frag_first_tx = -1;
+static int hf_frag_ack_in = -1, hf_frag_acks = -1;
+static int hf_frag_src = -1, hf_frag_dst = -1, hf_frag_tag = -1, hf_frag_size = -1;
+static int hf_frag_offset = -1, hf_frag_seen = -1, hf_frag_covered = -1, hf_frag_complete = -1;
+static int hf_frag_datagram = -1, hf_frag_completed_in = -1, hf_frag_transfer = -1;
+static gint ett_ota = -1, ett_frag = -1;
+
+static expert_field ei_ota_retransmission = EI_INIT, ei_ota_rerequest = EI_INIT;
+static expert_field ei_ota_out_of_order = EI_INIT, ei_ota_gap = EI_INIT;
+static expert_field ei_ota_renegotiation = EI_INIT, ei_ota_szx7 = EI_INIT, ei_ota_szx0 = EI_INIT;
+static expert_field ei_ota_error_response = EI_INIT, ei_ota_length = EI_INIT;
+static expert_field ei_ota_last_block = EI_INIT, ei_ota_stall = EI_INIT, ei_ota_incomplete = EI_INIT;
+static expert_field ei_frag_incomplete = EI_INIT, ei_frag_lost = EI_INIT, ei_frag_mac_retry = EI_INIT;
+
+static guint pref_stall_s = 10;
+static ota_track_t *tracker;
+
+static const value_string cause_vals[] = {
+    { OTA_CAUSE_NONE, "none" },
+    { OTA_CAUSE_REQUEST_LOST, "the request's datagram was lost (incomplete or unacknowledged)" },
+    { OTA_CAUSE_RESPONSE_LOST, "the response's datagram was lost (incomplete or unacknowledged)" },
+    { OTA_CAUSE_NOT_ACCEPTED, "a response got through on air but the meter did not take it" },
+    { OTA_CAUSE_NOTHING_VISIBLE, "nothing visibly lost: a late response or a sniffer miss" },
+    { 0, NULL },
+};
+
+static void ota_init(void)
+{
+    tracker = NULL;
+}
+
+ota_track_t *meter_ota_tracker(void)
+{
+    if (!tracker)
+        tracker = ota_track_new(wmem_file_scope());
+    return tracker;
+}
+
+double meter_ota_stall_seconds(void)
+{
+    return pref_stall_s;
+}
+
+static char *addr_text(wmem_allocator_t *scope, ota_addr_t a)
+{
+    if ((a >> 16) == 0xffff)
+        return wmem_strdup_printf(scope, "0x%04x", (guint)(a & 0xffff));
+    return wmem_strdup_printf(scope, "%016" G_GINT64_MODIFIER "x", a);
+}
+
+static proto_item *gen_uint(proto_tree *t, int hf, tvbuff_t *tvb, guint32 v)
+{
+    proto_item *pi = proto_tree_add_uint(t, hf, tvb, 0, 0, v);
+    proto_item_set_generated(pi);
+    return pi;
+}
+
+static void gen_time(proto_tree *t, int hf, tvbuff_t *tvb, gint64 us)
+{
+    nstime_t ns;
+
+    if (us < 0)
+        return;
+    ns.secs = (time_t)(us / 1000000);
+    ns.nsecs = (int)(us % 1000000) * 1000;
+    proto_item_set_generated(proto_tree_add_time(t, hf, tvb, 0, 0, &ns));
+}
+
+static void gen_bool(proto_tree *t, int hf, tvbuff_t *tvb, gboolean v)
+{
+    proto_item_set_generated(proto_tree_add_boolean(t, hf, tvb, 0, 0, v));
+}
+
+void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ota_frame_t *f)
+{
+    proto_item *ti;
+    proto_tree *ft;
+    const ota_copy_t *c = f->copy;
+    gboolean later = PINFO_FD_VISITED(pinfo);
+
+    if (!f->mac_retry && !f->sniffer_dup && !c && !f->ack_frame)
+        return;
+    ti = proto_tree_add_item(tree, proto_meter, tvb, 0, 0, ENC_NA);
+    proto_item_append_text(ti, ", link");
+    ft = proto_item_add_subtree(ti, ett_frag);
+    if (f->mac_retry) {
+        gen_bool(ft, hf_frag_mac_retry, tvb, TRUE);
+        gen_uint(ft, hf_frag_first_tx, tvb, f->first_tx_frame);
+        expert_add_info(pinfo, ti, &ei_frag_mac_retry);
+    }
+    if (f->sniffer_dup) {
+        gen_bool(ft, hf_frag_sniffer_dup, tvb, TRUE);
+        gen_uint(ft, hf_frag_first_tx, tvb, f->first_tx_frame);
+    }
+    if (f->ack_frame)
+        gen_uint(ft, hf_frag_ack_in, tvb, f->ack_frame);
+    if (!c || !c->size)
+        return;
+    proto_item_append_text(ti, ", fragment %u of datagram %u", f->frag_index + 1, c->id);
+    gen_uint(ft, hf_frag_datagram, tvb, c->id);
+    if (c->msg)
+        gen_uint(ft, hf_frag_transfer, tvb, c->msg->xfer->id);
+    proto_item_set_generated(proto_tree_add_string(ft, hf_frag_src, tvb, 0, 0, addr_text(pinfo->pool, c->src)));
+    proto_item_set_generated(proto_tree_add_string(ft, hf_frag_dst, tvb, 0, 0, addr_text(pinfo->pool, c->dst)));
+    gen_uint(ft, hf_frag_tag, tvb, c->tag);
+    gen_uint(ft, hf_frag_size, tvb, c->size);
+    gen_uint(ft, hf_frag_offset, tvb, f->frag_offset);
+    gen_uint(ft, hf_frag_seen, tvb, c->n_frags);
+    gen_uint(ft, hf_frag_covered, tvb, c->covered);
+    if (f->copy->frags[f->frag_index].acked || later)
+        gen_bool(ft, hf_frag_acks, tvb, f->copy->frags[f->frag_index].acked);
+    if (c->complete) {
+        gen_bool(ft, hf_frag_complete, tvb, TRUE);
+        gen_uint(ft, hf_frag_completed_in, tvb, c->complete_frame);
+    } else if (later) {
+        /* Only once the whole capture was read is "never completed" known. */
+        gen_bool(ft, hf_frag_complete, tvb, FALSE);
+        expert_add_info(pinfo, ti, &ei_frag_incomplete);
+    }
+    if (later && meter_ota_tracker() && !f->copy->frags[f->frag_index].acked && !f->mac_retry)
+        expert_add_info(pinfo, ti, &ei_frag_lost);
+}
+
+void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+                            const ota_copy_result_t *r, const meter_coap_t *m, guint32 transfer_id)
+{
+    proto_item *ti;
+    proto_tree *ot;
+    const ota_msg_t *msg = r->msg;
+    const ota_transfer_t *x = msg->xfer;
+    const meter_block_t *b = x->upload ? &m->block1 : &m->block2;
+    guint plen = m->payload ? tvb_reported_length(m->payload) : 0;
+
+    ti = proto_tree_add_item(tree, proto_meter, tvb, 0, 0, ENC_NA);
+    proto_item_set_text(ti, "Block-wise transfer %u", transfer_id);
+    ot = proto_item_add_subtree(ti, ett_ota);
+    if (b->present) {
+        proto_item_append_text(ti, ", block %u (%u bytes at %u)", b->num, 16u << b->szx,
+                               b->num * (16u << b->szx));
+        gen_uint(ot, hf_ota_block, tvb, b->num);
+        gen_uint(ot, hf_ota_offset, tvb, b->num * (16u << b->szx));
+        gen_uint(ot, hf_ota_block_size, tvb, 16u << b->szx);
+        gen_uint(ot, hf_ota_szx, tvb, b->szx);
+    }
+    gen_uint(ot, hf_ota_bytes, tvb, r->bytes_so_far);
+    if (r->size_hint > 0) {
+        proto_item *pi = proto_tree_add_double(ot, hf_ota_percent, tvb, 0, 0,
+                                               100.0 * r->bytes_so_far / (double)r->size_hint);
+        proto_item_set_generated(pi);
+    }
+    gen_time(ot, hf_ota_elapsed, tvb, r->elapsed_us);
+    gen_time(ot, hf_ota_rtt_first, tvb, r->rtt_first_us);
+    gen_time(ot, hf_ota_rtt_last, tvb, r->rtt_last_us);
+    gen_time(ot, hf_ota_turnaround, tvb, r->turnaround_us);
+    gen_uint(ot, hf_ota_round, tvb, r->round);
+    gen_uint(ot, hf_ota_first_frame, tvb, x->first_frame);
+    if (r->prev_tx_frame)
+        gen_uint(ot, hf_ota_prev_tx, tvb, r->prev_tx_frame);
+    gen_bool(ot, hf_ota_hop_copy, tvb, r->hop_copy);
+    gen_bool(ot, hf_ota_retransmission, tvb, r->retransmission);
+    gen_bool(ot, hf_ota_rerequest, tvb, r->rerequest);
+    gen_bool(ot, hf_ota_duplicate_response, tvb, r->duplicate_response);
+
+    if (r->retransmission) {
+        expert_add_info(pinfo, ti, &ei_ota_retransmission);
+    }
+    if (r->rerequest)
+        expert_add_info(pinfo, ti, &ei_ota_rerequest);
+    if (r->cause != OTA_CAUSE_NONE)
+        gen_uint(ot, hf_ota_cause, tvb, r->cause);
+    if (r->out_of_order)
+        expert_add_info(pinfo, ti, &ei_ota_out_of_order);
+    if (r->gap)
+        expert_add_info(pinfo, ti, &ei_ota_gap);
+    if (r->renegotiation)
+        expert_add_info(pinfo, ti, &ei_ota_renegotiation);
+    if (r->stall_us > (gint64)pref_stall_s * 1000000) {
+        gen_time(ot, hf_ota_stall, tvb, r->stall_us);
+        expert_add_info_format(pinfo, ti, &ei_ota_stall, "Transfer stalled for %.1f s before this message",
+                               r->stall_us / 1e6);
+    }
+    if (b->present && b->szx == 7 && !r->hop_copy)
+        expert_add_info(pinfo, ti, &ei_ota_szx7);
+    if (!meter_coap_is_request(m) && m->code != 0 && !r->hop_copy) {
+        gboolean asked_szx0 = msg->request && msg->request->has_block && msg->request->szx == 0;
+        if (m->code >= 128)
+            expert_add_info_format(pinfo, ti, &ei_ota_error_response, "Error response %u.%02u%s",
+                                   m->code >> 5, m->code & 31, plen ? " with a payload" : "");
+        if (asked_szx0 && (m->code >= 128 || (m->code < 96 && plen == 0)))
+            expert_add_info(pinfo, ti, &ei_ota_szx0);
+        gboolean carries = x->upload ? FALSE : TRUE;
+        if (carries && b->present && m->code < 96 &&
+            ((b->more && plen != (16u << b->szx)) || (!b->more && plen > (16u << b->szx))))
+            expert_add_info_format(pinfo, ti, &ei_ota_length, "Block payload of %u bytes; SZX %u means %u",
+                                   plen, b->szx, 16u << b->szx);
+        if (carries && b->present && !b->more && m->code < 96 && r->size_hint > 0 &&
+            (gint64)(b->num * (16u << b->szx) + plen) != r->size_hint)
+            expert_add_info_format(pinfo, ti, &ei_ota_last_block,
+                                   "Last block ends at byte %u, the image is %" G_GINT64_MODIFIER "d bytes",
+                                   b->num * (16u << b->szx) + plen, r->size_hint);
+    }
+    if (PINFO_FD_VISITED(pinfo) && !x->st.complete && pinfo->num == x->st.last_frame)
+        expert_add_info(pinfo, ti, &ei_ota_incomplete);
+}
+
+void proto_register_meter_ota(void)
+{
+    static hf_register_info hf[] = {
+        { &hf_ota_block, { "Block number", "meter.ota.block", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf_ota_offset, { "Byte offset", "meter.ota.offset", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf_ota_block_size, { "Block size", "meter.ota.block_size", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf_ota_szx, { "SZX", "meter.ota.szx", FT_UINT8, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf_ota_bytes, { "Bytes so far", "meter.ota.bytes", FT_UINT32, BASE_DEC, NULL, 0,
+          "Bytes delivered contiguously from offset 0 up to this frame", HFILL } },
+        { &hf_ota_percent, { "Percent of the image", "meter.ota.percent", FT_DOUBLE, BASE_NONE, NULL, 0,
+          "Bytes so far over the image size (Size2, MCUboot header or config blob)", HFILL } },
+        { &hf_ota_elapsed, { "Elapsed", "meter.ota.elapsed", FT_RELATIVE_TIME, BASE_NONE, NULL, 0,
+          "Since the transfer's first request", HFILL } },
+        { &hf_ota_rtt_first, { "Round trip from first transmission", "meter.ota.rtt_first", FT_RELATIVE_TIME,
+          BASE_NONE, NULL, 0, "From the request's first transmission to this response copy", HFILL } },
+        { &hf_ota_rtt_last, { "Round trip from last transmission", "meter.ota.rtt_last", FT_RELATIVE_TIME,
+          BASE_NONE, NULL, 0, "From the request's last transmission to this response copy", HFILL } },
+        { &hf_ota_turnaround, { "Meter turn-around", "meter.ota.turnaround", FT_RELATIVE_TIME, BASE_NONE,
+          NULL, 0, "From the previous response to this request: the meter's own time", HFILL } },
+        { &hf_ota_round, { "Transmission", "meter.ota.round", FT_UINT32, BASE_DEC, NULL, 0,
+          "Which transmission (round) of this message this copy belongs to", HFILL } },
+        { &hf_ota_prev_tx, { "Previous transmission", "meter.ota.prev_tx", FT_FRAMENUM, BASE_NONE,
+          FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_PREV), 0, NULL, HFILL } },
+        { &hf_ota_first_frame, { "Transfer started in", "meter.ota.first_frame", FT_FRAMENUM, BASE_NONE,
+          NULL, 0, NULL, HFILL } },
+        { &hf_ota_hop_copy, { "Copy on a further hop", "meter.ota.hop_copy", FT_BOOLEAN, BASE_NONE, NULL, 0,
+          "The same transmission forwarded over another mesh link", HFILL } },
+        { &hf_ota_retransmission, { "CoAP retransmission", "meter.ota.retransmission", FT_BOOLEAN, BASE_NONE,
+          NULL, 0, "Sent again with the same Message ID", HFILL } },
+        { &hf_ota_rerequest, { "Re-request", "meter.ota.rerequest", FT_BOOLEAN, BASE_NONE, NULL, 0,
+          "The same block asked again with a new Message ID", HFILL } },
+        { &hf_ota_duplicate_response, { "Duplicate response", "meter.ota.duplicate_response", FT_BOOLEAN,
+          BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf_ota_cause, { "Likely cause", "meter.ota.cause", FT_UINT8, BASE_DEC, VALS(cause_vals), 0,
+          "Why this retransmission or re-request happened, from what is visible", HFILL } },
+        { &hf_ota_stall, { "Stalled for", "meter.ota.stall", FT_RELATIVE_TIME, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf_frag_mac_retry, { "MAC retry", "meter.frag.mac_retry", FT_BOOLEAN, BASE_NONE, NULL, 0,
+          "Same source and sequence number as the previous frame: not acknowledged, sent again", HFILL } },
+        { &hf_frag_sniffer_dup, { "Seen twice", "meter.frag.sniffer_duplicate", FT_BOOLEAN, BASE_NONE, NULL, 0,
+          "The same transmission captured twice (several sniffers)", HFILL } },
+        { &hf_frag_first_tx, { "First transmission", "meter.frag.first_tx", FT_FRAMENUM, BASE_NONE,
+          FRAMENUM_TYPE(FT_FRAMENUM_DUP_ACK), 0, NULL, HFILL } },
+        { &hf_frag_ack_in, { "Acknowledged in", "meter.frag.ack_in", FT_FRAMENUM, BASE_NONE,
+          FRAMENUM_TYPE(FT_FRAMENUM_ACK), 0, NULL, HFILL } },
+        { &hf_frag_acks, { "Fragment acknowledged", "meter.frag.acked", FT_BOOLEAN, BASE_NONE, NULL, 0,
+          "An ACK followed one of this fragment's transmissions", HFILL } },
+        { &hf_frag_datagram, { "Datagram copy", "meter.frag.datagram", FT_UINT32, BASE_DEC, NULL, 0,
+          "This datagram on this link (one number per hop)", HFILL } },
+        { &hf_frag_transfer, { "Transfer", "meter.frag.transfer", FT_UINT32, BASE_DEC, NULL, 0,
+          "The block-wise transfer whose message this datagram carries", HFILL } },
+        { &hf_frag_src, { "Link sender", "meter.frag.src", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf_frag_dst, { "Link receiver", "meter.frag.dst", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf_frag_tag, { "Datagram tag", "meter.frag.tag", FT_UINT16, BASE_HEX, NULL, 0, NULL, HFILL } },
+        { &hf_frag_size, { "Datagram size", "meter.frag.size", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf_frag_offset, { "Fragment offset", "meter.frag.offset", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf_frag_seen, { "Fragments seen", "meter.frag.seen", FT_UINT32, BASE_DEC, NULL, 0,
+          "Distinct fragments of this copy so far", HFILL } },
+        { &hf_frag_covered, { "Bytes covered", "meter.frag.covered", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf_frag_complete, { "Datagram complete", "meter.frag.complete", FT_BOOLEAN, BASE_NONE, NULL, 0,
+          "Every byte of this copy was seen on this link", HFILL } },
+        { &hf_frag_completed_in, { "Completed in", "meter.frag.completed_in", FT_FRAMENUM, BASE_NONE,
+          NULL, 0, NULL, HFILL } },
+    };
+    static gint *ett[] = { &ett_ota, &ett_frag };
+    static ei_register_info ei[] = {
+        { &ei_ota_retransmission, { "meter.ota.retransmission.expert", PI_SEQUENCE, PI_NOTE,
+          "CoAP retransmission (same Message ID)", EXPFILL } },
+        { &ei_ota_rerequest, { "meter.ota.rerequest.expert", PI_SEQUENCE, PI_WARN,
+          "Re-request: the same block with a new Message ID after a failed exchange", EXPFILL } },
+        { &ei_ota_out_of_order, { "meter.ota.out_of_order", PI_SEQUENCE, PI_WARN,
+          "Block requested out of order", EXPFILL } },
+        { &ei_ota_gap, { "meter.ota.gap", PI_SEQUENCE, PI_WARN, "Gap in the blocks requested", EXPFILL } },
+        { &ei_ota_renegotiation, { "meter.ota.renegotiation", PI_SEQUENCE, PI_NOTE,
+          "Block size renegotiated: the response uses a smaller SZX (RFC 7959 2.5)", EXPFILL } },
+        { &ei_ota_szx7, { "meter.ota.szx7", PI_PROTOCOL, PI_ERROR,
+          "SZX 7 is reserved (RFC 7959 2.2) and must not be sent", EXPFILL } },
+        { &ei_ota_szx0, { "meter.ota.szx0", PI_PROTOCOL, PI_WARN,
+          "SZX 0 answered with an error or an empty block", EXPFILL } },
+        { &ei_ota_error_response, { "meter.ota.error_response", PI_RESPONSE_CODE, PI_WARN,
+          "Error response in a block-wise transfer", EXPFILL } },
+        { &ei_ota_length, { "meter.ota.length_mismatch", PI_PROTOCOL, PI_WARN,
+          "Block payload length does not match its SZX", EXPFILL } },
+        { &ei_ota_last_block, { "meter.ota.last_block_size", PI_PROTOCOL, PI_WARN,
+          "Last block inconsistent with the image size", EXPFILL } },
+        { &ei_ota_stall, { "meter.ota.stall.expert", PI_SEQUENCE, PI_WARN, "Transfer stalled", EXPFILL } },
+        { &ei_ota_incomplete, { "meter.ota.incomplete", PI_SEQUENCE, PI_WARN,
+          "Transfer never completed in this capture", EXPFILL } },
+        { &ei_frag_incomplete, { "meter.frag.incomplete", PI_SEQUENCE, PI_WARN,
+          "6LoWPAN datagram never completed on this link: the whole datagram is lost", EXPFILL } },
+        { &ei_frag_lost, { "meter.frag.lost", PI_SEQUENCE, PI_NOTE,
+          "Fragment never acknowledged on this link", EXPFILL } },
+        { &ei_frag_mac_retry, { "meter.frag.mac_retry.expert", PI_SEQUENCE, PI_CHAT,
+          "MAC retry (same sequence number)", EXPFILL } },
+    };
+    expert_module_t *em = expert_register_protocol(proto_meter);
+
+    proto_register_field_array(proto_meter, hf, array_length(hf));
+    proto_register_subtree_array(ett, array_length(ett));
+    expert_register_field_array(em, ei, array_length(ei));
+    prefs_register_uint_preference(meter_module, "ota.stall_seconds", "Stall threshold (s)",
+        "A transfer with no message for longer than this gets a stall expert info", 10, &pref_stall_s);
+    register_init_routine(ota_init);
+}

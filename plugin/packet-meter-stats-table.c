@@ -1,0 +1,349 @@
+/* packet-meter-stats-table.c: the OTA statistics as a stat_tap_table, so the
+ * GUI has them under Statistics -> "Meter block-wise transfers" (and tshark
+ * has them as `-z meter,ota_table[,FILTER]`). One row per transfer, the same
+ * numbers as `-z meter,ota` (packet-meter-stats.c): the session tracker's
+ * first-pass records, finalized; the "meter_ota" tap only tells which
+ * transfers have frames that pass the display filter.
+ *
+ * The cli_string "meter,ota_table" sorts after "meter,ota", and tshark tries
+ * the registered strings from the last to the first, so `-z meter,ota` and
+ * `-z meter,ota,tsv` keep reaching packet-meter-stats.c. It keeps its comma
+ * because the GUI's `wireshark -z` splits the argument at the first two
+ * commas to find the dialog.
+ *
+ * When the rows get their numbers: a row is filled when its transfer first
+ * shows up, from what the tracker has then. On a later pass (the GUI's
+ * retap, tshark -2) that is final: the dissector finalizes the tracker on
+ * every later pass. In tshark's single pass the tracker is still being fed,
+ * and a stat_tap_table has no draw hook of its own; so the table's packet
+ * function registers a second, packet-less listener on the same tap, once.
+ * Listeners are drawn newest first, so its draw (finalize, refill every row)
+ * runs before tshark prints the table. (pinfo->fd->visited cannot tell the
+ * passes apart: it is set before the taps run.) It does its work once per
+ * tapping run, and the next table init removes it, so in the GUI it never
+ * outlives the dialog's next run.
+ *
+ * Rows are kept sorted by transfer id by moving row contents, never the row
+ * arrays the GUI's items point to; rows dropped by a reset go to a pool and
+ * are reused, so an item of another open dialog never points at freed memory.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+#include <epan/packet.h>
+#include <epan/tap.h>
+#include <epan/stat_tap_ui.h>
+#include "packet-meter.h"
+#include "packet-meter-ota.h"
+#include "packet-meter-stats.h"
+
+void proto_register_meter_stats_table(void);
+
+#define TABLE_NAME "Transfers"
+
+enum {
+    COL_TRANSFER, COL_METER, COL_GATEWAY, COL_PATH, COL_KIND, COL_BLOCK_SIZE, COL_BLOCKS, COL_BYTES,
+    COL_START, COL_DURATION, COL_RATE, COL_COMPLETE, COL_VERIFIED, COL_RETX, COL_REREQ, COL_MAC_RETRIES,
+    COL_FRAGMENTED, COL_INCOMPLETE, COL_FRAGS_LOST,
+    /* Last, in this order: a missing value is a TABLE_ITEM_NONE cell, which
+     * tshark's table printer takes as the end of the row. The tracker only
+     * has turn-arounds when it has round-trip times. */
+    COL_RTT_MEDIAN, COL_RTT_P95, COL_TURN_MEDIAN, COL_TURN_P95,
+    N_COLS
+};
+
+static stat_tap_table_item ota_table_fields[N_COLS] = {
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Transfer", "%u" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Meter", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Gateway", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Path", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Kind", "%s" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Block size", "%u" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Blocks", "%u" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Bytes", "%u" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Start (UTC)", "%s" },
+    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Duration (s)", "%.6f" },
+    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Rate (B/s)", "%.6f" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Complete", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Verified", "%s" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Retransmissions", "%u" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Re-requests", "%u" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "MAC retries", "%u" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Fragmented datagrams", "%u" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Incomplete datagrams", "%u" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Fragments lost", "%u" },
+    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "RTT median (s)", "%.6f" },
+    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "RTT p95 (s)", "%.6f" },
+    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Turn-around median (s)", "%.6f" },
+    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Turn-around p95 (s)", "%.6f" },
+};
+
+static GPtrArray *spare_rows;           /* stat_tap_table_item_type[N_COLS], contents freed */
+static void      *refresher;         /* its tapdata (the table ui) while registered */
+static gboolean   refresh_armed;      /* rows were added since its last draw */
+
+/* ---- cells ---- */
+
+static void set_uint(stat_tap_table_item_type *c, guint v)
+{
+    c->type = TABLE_ITEM_UINT;
+    c->value.uint_value = v;
+}
+
+static void set_str(stat_tap_table_item_type *c, char *owned)
+{
+    c->type = TABLE_ITEM_STRING;
+    c->value.string_value = owned;
+}
+
+static void set_float(stat_tap_table_item_type *c, double v)
+{
+    c->type = TABLE_ITEM_FLOAT;
+    c->value.float_value = v;
+}
+
+/* Seconds, or an empty cell when the tracker has none (< 0); its value
+ * sorts it before every number. */
+static void set_seconds(stat_tap_table_item_type *c, double v)
+{
+    set_float(c, v < 0 ? -1.0 : v);
+    if (v < 0)
+        c->type = TABLE_ITEM_NONE;
+}
+
+static char *utc(gint64 us)
+{
+    if (us < 0)
+        return g_strdup("-");
+    GDateTime *dt = g_date_time_new_from_unix_utc(us / 1000000);
+    char *day = g_date_time_format(dt, "%Y-%m-%dT%H:%M:%S");
+    char *s = g_strdup_printf("%s.%06dZ", day, (int)(us % 1000000));
+    g_free(day);
+    g_date_time_unref(dt);
+    return s;
+}
+
+static void clear_row(stat_tap_table_item_type *row)
+{
+    for (guint c = 0; c < N_COLS; c++)
+        if (row[c].type == TABLE_ITEM_STRING)
+            g_free((char *)row[c].value.string_value);
+    memset(row, 0, N_COLS * sizeof(*row));
+}
+
+/* Fills a cleared row. */
+static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
+{
+    const ota_stats_t *s = &x->st;
+
+    set_uint(&row[COL_TRANSFER], x->id);
+    set_str(&row[COL_METER], g_strdup(x->meter ? x->meter : "-"));
+    set_str(&row[COL_GATEWAY], g_strdup(x->gateway ? x->gateway : "-"));
+    set_str(&row[COL_PATH], g_strdup_printf("/%s", x->path ? x->path : ""));
+    set_str(&row[COL_KIND], g_strdup(x->upload ? "block1" : "block2"));
+    set_uint(&row[COL_BLOCK_SIZE], 16u << x->szx);
+    set_uint(&row[COL_BLOCKS], s->blocks);
+    set_uint(&row[COL_BYTES], s->bytes);
+    set_str(&row[COL_START], utc(s->first_request_us));
+    set_float(&row[COL_DURATION], s->duration_s);
+    set_float(&row[COL_RATE], s->rate_Bps);
+    set_str(&row[COL_COMPLETE], g_strdup(s->complete ? "yes" : "no"));
+    set_str(&row[COL_VERIFIED], g_strdup(x->image_verified ? "yes" : "-"));
+    set_uint(&row[COL_RETX], s->retransmissions);
+    set_uint(&row[COL_REREQ], s->rerequests);
+    set_uint(&row[COL_MAC_RETRIES], s->mac_retries);
+    set_uint(&row[COL_FRAGMENTED], s->datagrams_fragmented);
+    set_uint(&row[COL_INCOMPLETE], s->datagrams_incomplete);
+    set_uint(&row[COL_FRAGS_LOST], s->fragments_lost);
+    set_seconds(&row[COL_RTT_MEDIAN], s->rtt_first_median);
+    set_seconds(&row[COL_RTT_P95], s->rtt_first_p95);
+    set_seconds(&row[COL_TURN_MEDIAN], s->turnaround_median);
+    set_seconds(&row[COL_TURN_P95], s->turnaround_p95);
+}
+
+/* ---- rows, sorted by transfer id ---- */
+
+static guint32 row_id(const stat_tap_table *table, guint i)
+{
+    return table->elements[i][COL_TRANSFER].value.uint_value;
+}
+
+/* The index of the first row whose id is >= id. */
+static guint row_search(const stat_tap_table *table, guint32 id)
+{
+    guint lo = 0, hi = table->num_elements;
+
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (row_id(table, mid) < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Makes room for a row at pos: a new row array at the end, the contents
+ * from pos on moved one down. Returns the (cleared) row at pos. */
+static stat_tap_table_item_type *row_insert(stat_tap_table *table, guint pos)
+{
+    guint n = table->num_elements;
+    stat_tap_table_item_type *row;
+
+    if (spare_rows && spare_rows->len)
+        row = (stat_tap_table_item_type *)g_ptr_array_steal_index_fast(spare_rows, spare_rows->len - 1);
+    else
+        row = g_new0(stat_tap_table_item_type, N_COLS);
+    table->elements = g_renew(stat_tap_table_item_type *, table->elements, n + 1);
+    table->elements[n] = row;
+    table->num_elements = n + 1;
+    for (guint j = n; j > pos; j--)
+        memcpy(table->elements[j], table->elements[j - 1], N_COLS * sizeof(stat_tap_table_item_type));
+    memset(table->elements[pos], 0, N_COLS * sizeof(stat_tap_table_item_type));
+    return table->elements[pos];
+}
+
+static stat_tap_table *the_table(stat_tap_table_ui *ui)
+{
+    if (!ui->tables || ui->tables->len == 0)
+        return NULL;
+    return g_array_index(ui->tables, stat_tap_table *, 0);
+}
+
+/* ---- the one-pass refresher ---- */
+
+static void refresh_rows(void *tapdata)
+{
+    stat_tap_table_ui *ui = (stat_tap_table_ui *)tapdata;
+    stat_tap_table *table = the_table(ui);
+    ota_track_t *t;
+
+    if (!refresh_armed || !table)
+        return;
+    refresh_armed = FALSE;
+    t = meter_ota_tracker();
+    ota_track_finalize(t, meter_ota_stall_seconds());
+    for (guint i = 0; i < table->num_elements; i++) {
+        ota_transfer_t *x = ota_track_transfer(t, row_id(table, i));
+        if (!x)
+            continue;
+        clear_row(table->elements[i]);
+        fill_row(table->elements[i], x);
+    }
+}
+
+static void refresher_finish(void *tapdata _U_)
+{
+    refresher = NULL;
+    refresh_armed = FALSE;
+}
+
+/* From the table's packet function: the refresher is prepended to the
+ * listener queue, which the running loop has already passed. */
+static void arm_refresher(stat_tap_table_ui *ui)
+{
+    if (!refresher) {
+        GString *err = register_tap_listener(ui->tap_name, ui, NULL, TL_REQUIRES_NOTHING, NULL, NULL,
+                                             refresh_rows, refresher_finish);
+        if (err) {
+            g_string_free(err, TRUE);
+            return;
+        }
+        refresher = ui;
+    }
+    refresh_armed = TRUE;
+}
+
+static void drop_refresher(void)
+{
+    if (refresher)
+        remove_tap_listener(refresher);   /* calls refresher_finish */
+}
+
+/* ---- the stat_tap_table_ui callbacks ---- */
+
+static void ota_table_reset(stat_tap_table *table)
+{
+    if (!spare_rows)
+        spare_rows = g_ptr_array_new();
+    for (guint i = 0; i < table->num_elements; i++) {
+        clear_row(table->elements[i]);
+        g_ptr_array_add(spare_rows, table->elements[i]);
+        table->elements[i] = NULL;
+    }
+    table->num_elements = 0;
+}
+
+static void ota_table_init(stat_tap_table_ui *ui)
+{
+    stat_tap_table *table = stat_tap_find_table(ui, TABLE_NAME);
+
+    drop_refresher();
+    if (table) {
+        ota_table_reset(table);
+        return;
+    }
+    table = stat_tap_init_table(TABLE_NAME, N_COLS, 0, NULL);
+    stat_tap_add_table(ui, table);
+}
+
+static tap_packet_status ota_table_packet(void *tapdata, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
+                                          const void *data, tap_flags_t flags _U_)
+{
+    stat_data_t *sd = (stat_data_t *)tapdata;
+    stat_tap_table *table = the_table(sd->stat_tap_data);
+    const guint32 *ids = (const guint32 *)data;
+    ota_track_t *t = meter_ota_tracker();
+    gboolean added = FALSE;
+
+    if (!table || !ids)
+        return TAP_PACKET_DONT_REDRAW;
+    arm_refresher(sd->stat_tap_data);
+    for (guint i = 0; ids[i]; i++) {
+        guint pos = row_search(table, ids[i]);
+        if (pos < table->num_elements && row_id(table, pos) == ids[i])
+            continue;
+        ota_transfer_t *x = ota_track_transfer(t, ids[i]);
+        if (!x)
+            continue;
+        fill_row(row_insert(table, pos), x);
+        added = TRUE;
+    }
+    return added ? TAP_PACKET_REDRAW : TAP_PACKET_DONT_REDRAW;
+}
+
+static void ota_table_free_item(stat_tap_table *table _U_, guint row _U_, guint column _U_,
+                                stat_tap_table_item_type *field_data)
+{
+    if (field_data->type == TABLE_ITEM_STRING) {
+        g_free((char *)field_data->value.string_value);
+        field_data->value.string_value = NULL;
+        field_data->type = TABLE_ITEM_NONE;
+    }
+}
+
+void proto_register_meter_stats_table(void)
+{
+    static tap_param ota_table_params[] = {
+        { PARAM_FILTER, "filter", "Filter", NULL, TRUE },
+    };
+    /* REGISTER_PACKET_STAT_GROUP_UNSORTED: the Qt GUI puts that group
+     * straight into the Statistics menu; it has no menu for
+     * REGISTER_STAT_GROUP_GENERIC dialogs. */
+    static stat_tap_table_ui ota_table_ui = {
+        REGISTER_PACKET_STAT_GROUP_UNSORTED,
+        "Meter block-wise transfers",
+        "meter_ota",
+        "meter,ota_table",
+        ota_table_init,
+        ota_table_packet,
+        ota_table_reset,
+        ota_table_free_item,
+        NULL,
+        N_COLS, ota_table_fields,
+        G_N_ELEMENTS(ota_table_params), ota_table_params,
+        NULL,
+        0,
+    };
+
+    register_stat_tap_table_ui(&ota_table_ui);
+}

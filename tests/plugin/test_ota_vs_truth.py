@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""test_ota_vs_truth.py SANDBOX PLUGIN_SO CAPTURE: every block-wise transfer the
+generator's truth says a sniffer could see is found once by `tshark -z
+meter,ota,tsv`, none is invented, and every number of the truth's `on_air`
+record (docs/ota-sessions.md) is equal: counts exactly, times to the
+microsecond (the capture's resolution), rates to 1e-6 relative."""
+import csv
+import io
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures"))
+import tshark_view as tv  # noqa: E402
+
+COUNTS = ["blocks", "bytes", "requests", "retransmissions", "rerequests", "mac_retries",
+          "datagrams_fragmented", "datagrams_incomplete", "fragments_lost"]
+TIMES_US = ["first_request_us", "last_response_us", "last_activity_us"]
+SECONDS = ["duration_s", "rtt_first_median_s", "rtt_first_p95_s", "rtt_last_median_s", "rtt_last_p95_s",
+           "turnaround_median_s", "turnaround_p95_s"]
+
+
+def plugin_rows(sandbox, so, capture, truth):
+    cmd = [sandbox, so, "-n", "-r", capture]
+    for pref in truth.get("wireshark_prefs", []):
+        cmd += ["-o", pref]
+    out = subprocess.run(cmd + ["-q", "-z", "meter,ota,tsv"], check=True, capture_output=True,
+                         text=True).stdout.splitlines()
+    start = out.index("# meterscope-ota 1")
+    return list(csv.DictReader(io.StringIO("\n".join(out[start + 1:])), delimiter="\t"))
+
+
+def differences(row, x):
+    oa = x["on_air"]
+    diff = []
+    for k in COUNTS:
+        if int(row[k]) != oa[k]:
+            diff.append("%s %s != %s" % (k, row[k], oa[k]))
+    if (row["complete"] == "1") != oa["complete"]:
+        diff.append("complete")
+    for k in TIMES_US:
+        want = oa[k] if oa[k] is not None else -1
+        if int(row[k]) != want:
+            diff.append("%s %s != %s" % (k, row[k], want))
+    for k in SECONDS:
+        want = oa[k] if oa[k] is not None else (0 if k == "duration_s" else -1)
+        if abs(float(row[k]) - want) > 1.5e-6:
+            diff.append("%s %s != %s" % (k, row[k], want))
+    rate = oa["rate_Bps"] or 0
+    if abs(float(row["rate_Bps"]) - rate) > 1e-6 * max(rate, 1):
+        diff.append("rate %s != %s" % (row["rate_Bps"], rate))
+    if int(row["szx"]) != x["szx"] or int(row["szx_first"]) != x["szx_requested"]:
+        diff.append("szx %s/%s != %s/%s" % (row["szx_first"], row["szx"], x["szx_requested"], x["szx"]))
+    return diff
+
+
+def main():
+    sandbox, so, capture = sys.argv[1:4]
+    truth = tv.load_truth(capture)
+    rows = plugin_rows(sandbox, so, capture, truth)
+    visible = [x for x in truth["transfers"] if x["on_air"]["requests"] > 0]
+    failures = 0
+    unmatched = list(rows)
+    for x in visible:
+        oa = x["on_air"]
+        match = [r for r in unmatched if r["meter"] == x["meter"]["ipv6"] and r["path"] == x["uri_path"]
+                 and int(r["first_request_us"]) == oa["first_request_us"]]
+        if len(match) != 1:
+            print("FAIL  transfer %d (%s %s): found %d times" % (x["id"], x["meter"]["name"], x["uri_path"],
+                                                              len(match)))
+            failures += 1
+            continue
+        unmatched.remove(match[0])
+        diff = differences(match[0], x)
+        print("%s  transfer %d (%s %s, %s): %s" % ("ok   " if not diff else "FAIL ", x["id"], x["meter"]["name"],
+                                                   x["uri_path"], "complete" if oa["complete"] else "incomplete",
+                                                   "every on_air number equal" if not diff else "; ".join(diff)))
+        failures += bool(diff)
+    for r in unmatched:
+        print("FAIL  transfer %s (%s %s) invented: not in the truth" % (r["transfer"], r["meter"], r["path"]))
+        failures += 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
