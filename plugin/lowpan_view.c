@@ -94,6 +94,8 @@ static gboolean skip_to_coap(tvbuff_t *tvb, gint *pos, gint end)
         }
         if (!(nhc & 4))
             p += 2;                              /* checksum inline */
+        if (p > end)
+            return FALSE;
     } else {
         if (p + 8 > end)
             return FALSE;

@@ -10,7 +10,7 @@
 #include <epan/to_str.h>
 #include "ota_track.h"
 
-#define SNIFFER_DUP_US   500       /* closer than this: the same transmission seen twice */
+#define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
 #define ACK_WINDOW_US    2000      /* an ACK follows its frame within this */
 #define HOP_WINDOW_US    5000000   /* copies of one round follow each other within this */
 #define ATTRIBUTE_US     G_GINT64_CONSTANT(600000000)
@@ -18,7 +18,7 @@
 
 struct ota_track {
     wmem_allocator_t *scope;
-    wmem_map_t   *last_by_src;     /* ota_addr_t -> ota_frame_t*: last acked-kind frame */
+    wmem_map_t   *last_by_src;     /* ota_addr_t -> ota_frame_t**: last acked-kind frame */
     ota_frame_t  *awaiting_ack[256];
     wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* */
     wmem_map_t   *copies_by_mid;   /* mid -> wmem_array of ota_copy_t* */
@@ -106,9 +106,11 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
         return f;
     }
     if (in->ack_request && in->src) {
-        ota_frame_t *last = (ota_frame_t *)wmem_map_lookup(t->last_by_src, &in->src);
+        /* One slot per sender, updated in place. */
+        ota_frame_t **slot = (ota_frame_t **)wmem_map_lookup(t->last_by_src, &in->src);
+        ota_frame_t *last = slot ? *slot : NULL;
         if (last && last->seq == in->seq) {
-            if (in->ts_us - last->ts_us < SNIFFER_DUP_US)
+            if (in->ts_us - last->ts_us <= SNIFFER_DUP_US)
                 f->sniffer_dup = TRUE;
             else
                 f->mac_retry = TRUE;
@@ -116,8 +118,14 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
             f->copy = last->copy;
             f->frag_index = last->frag_index;
         }
-        wmem_map_insert(t->last_by_src, key64(t->scope, in->src), f);
-        t->awaiting_ack[in->seq] = f;
+        if (!slot) {
+            slot = wmem_new(t->scope, ota_frame_t *);
+            wmem_map_insert(t->last_by_src, key64(t->scope, in->src), slot);
+        }
+        *slot = f;
+        /* A sniffer duplicate is the same transmission: its ACK is the first one's. */
+        if (!f->sniffer_dup)
+            t->awaiting_ack[in->seq] = f;
     }
     return f;
 }
@@ -193,6 +201,11 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
     copy_key_t *key;
     guint i;
 
+    if ((f->sniffer_dup || f->mac_retry) && f->copy && f->frag_index < f->copy->n_frags) {
+        /* The fragment of the first transmission, for the display. */
+        f->frag_offset = f->copy->frags[f->frag_index].offset;
+        f->frag_len = f->copy->frags[f->frag_index].len;
+    }
     if (f->sniffer_dup)
         return;
     if (f->mac_retry && f->copy) {
@@ -260,7 +273,8 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
 
 static gboolean copy_lost(const ota_track_t *t, const ota_copy_t *c, gint64 before_us)
 {
-    if (c->first_us > before_us)
+    /* Strictly before: the copy in the frame being read has no ACK yet. */
+    if (c->first_us >= before_us)
         return FALSE;
     if (!c->complete)
         return TRUE;
@@ -489,8 +503,10 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         }
         if (x->size_hint < 0 && m->size2 > 0)
             x->size_hint = m->size2;
-        if (m->code >= 64 && m->code < 96 && msg->offset == x->next_offset && msg->has_block)
-            x->next_offset += x->upload ? req->len : msg->len;
+        /* Upload: the request carries the block (a final 2.04 may have no Block1). */
+        const ota_msg_t *blk = x->upload ? req : msg;
+        if (m->code >= 64 && m->code < 96 && blk->offset == x->next_offset && blk->has_block)
+            x->next_offset += blk->len;
     }
     r->bytes_so_far = x->next_offset;
     r->size_hint = x->size_hint;
@@ -628,6 +644,8 @@ static void finalize_transfer(ota_transfer_t *x)
         if (!o->is_request) {
             if (o->code >= 128 && o->code < 192)
                 s->error_responses++;
+            if (o->request && o->code != 0)
+                s->duplicate_responses += nr - 1;
             if (!x->upload && o->code >= 64 && o->code < 96 && o->has_block && o->len)
                 wmem_map_insert(offsets, GUINT_TO_POINTER(o->offset + 1), GUINT_TO_POINTER(o->len));
             if (x->upload && o->request && o->code >= 64 && o->code < 96)

@@ -19,9 +19,9 @@
  * function registers a second, packet-less listener on the same tap, once.
  * Listeners are drawn newest first, so its draw (finalize, refill every row)
  * runs before tshark prints the table. (pinfo->fd->visited cannot tell the
- * passes apart: it is set before the taps run.) It does its work once per
- * tapping run, and the next table init removes it, so in the GUI it never
- * outlives the dialog's next run.
+ * passes apart: it is set before the taps run.) It refreshes once per
+ * arming; the next table init or the file's cleanup removes it, so it never
+ * outlives the file whose tracker it reads.
  *
  * Rows are kept sorted by transfer id by moving row contents, never the row
  * arrays the GUI's items point to; rows dropped by a reset go to a pool and
@@ -259,6 +259,13 @@ static void drop_refresher(void)
         remove_tap_listener(refresher);   /* calls refresher_finish */
 }
 
+/* The file is closing; tshark has drawn by then. */
+static void ota_table_cleanup(void)
+{
+    refresh_armed = FALSE;
+    drop_refresher();
+}
+
 /* ---- the stat_tap_table_ui callbacks ---- */
 
 static void ota_table_reset(stat_tap_table *table)
@@ -346,4 +353,5 @@ void proto_register_meter_stats_table(void)
     };
 
     register_stat_tap_table_ui(&ota_table_ui);
+    register_cleanup_routine(ota_table_cleanup);
 }

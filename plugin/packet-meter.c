@@ -111,9 +111,23 @@ static void meter_init(void)
     next_transfer_id = 0;
 }
 
+/* An endpoint as a compact exact key: address type, raw bytes in hex, port.
+ * (Cheaper than address_to_str: this runs for every CoAP message.) */
 static const char *endpoint_str(wmem_allocator_t *scope, const address *a, guint32 port)
 {
-    return wmem_strdup_printf(scope, "%s#%u", address_to_str(scope, a), port);
+    static const char hex[] = "0123456789abcdef";
+    const guint8 *d = (const guint8 *)a->data;
+    gint len = MIN(a->len, 64);
+    char *s = (char *)wmem_alloc(scope, 2 * len + 16);
+    char *p = s;
+
+    *p++ = (char)('A' + a->type % 26);
+    for (gint i = 0; i < len; i++) {
+        *p++ = hex[d[i] >> 4];
+        *p++ = hex[d[i] & 15];
+    }
+    snprintf(p, 12, "#%u", port);
+    return s;
 }
 
 /* Lookup keys live in the packet pool; a key is copied to the file scope
@@ -419,7 +433,9 @@ static void size_hint(packet_info *pinfo, const meter_coap_t *m, const meter_ctx
 {
     const meter_cfg_firmware_t *fw;
 
-    if (ctx->resource != METER_RES_FIRMWARE || !ctx->transfer_id)
+    ota_transfer_t *x = ota_track_transfer(meter_ota_tracker(), ctx->transfer_id);
+
+    if (ctx->resource != METER_RES_FIRMWARE || !x || x->size_hint >= 0)
         return;
     fw = meter_cfg_firmware_for(ctx->meter, pinfo->num);
     if (fw && fw->has_size && fw->path && m->path && strcmp(fw->path, m->path) == 0)
@@ -462,8 +478,8 @@ static void first_pass(packet_info *pinfo, proto_tree *tree)
             };
             m.path = r->path;
             r->ota = ota_track_message(meter_ota_tracker(), fm->link, pinfo->num, ts_us(pinfo),
-                                       address_to_str(pinfo->pool, &pinfo->src),
-                                       address_to_str(pinfo->pool, &pinfo->dst), &m, &ctx);
+                                       endpoint_str(pinfo->pool, &pinfo->src, 0),
+                                       endpoint_str(pinfo->pool, &pinfo->dst, 0), &m, &ctx);
             size_hint(pinfo, &m, &ctx);
         }
         fm->transfer_ids[fm->n] = r->transfer_id;
