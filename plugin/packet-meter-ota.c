@@ -97,7 +97,8 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
     const ota_copy_t *c = f->copy;
     gboolean later = PINFO_FD_VISITED(pinfo);
 
-    if (!f->mac_retry && !f->sniffer_dup && !c && !f->ack_frame)
+    /* Only frames with something to say: retries, fragments, acknowledged frames. */
+    if (!f->mac_retry && !f->sniffer_dup && !(c && c->size) && !f->ack_frame)
         return;
     ti = proto_tree_add_item(tree, proto_meter, tvb, 0, 0, ENC_NA);
     proto_item_append_text(ti, ", link");

@@ -36,7 +36,6 @@
 #include "packet-meter-ota.h"
 #include "packet-meter-stats.h"
 
-void proto_register_meter_stats_table(void);
 
 #define TABLE_NAME "Transfers"
 

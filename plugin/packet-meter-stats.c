@@ -166,5 +166,5 @@ void proto_register_meter_stats(void)
 {
     meter_ota_tap = register_tap("meter_ota");
     register_stat_tap_ui(&ota_cli_ui, NULL);
-    { void proto_register_meter_stats_table(void); proto_register_meter_stats_table(); }
+    proto_register_meter_stats_table();
 }

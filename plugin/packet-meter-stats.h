@@ -7,6 +7,8 @@
 #include <epan/packet.h>
 
 void proto_register_meter_stats(void);
+/* The GUI's Statistics table (packet-meter-stats-table.c). */
+void proto_register_meter_stats_table(void);
 /* Tells the statistics which transfers this frame belongs to (0-terminated). */
 void meter_stats_queue(packet_info *pinfo, const guint32 *transfer_ids);
 
