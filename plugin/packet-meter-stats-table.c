@@ -109,18 +109,6 @@ static void set_seconds(stat_tap_table_item_type *c, double v)
         c->type = TABLE_ITEM_NONE;
 }
 
-static char *utc(gint64 us)
-{
-    if (us < 0)
-        return g_strdup("-");
-    GDateTime *dt = g_date_time_new_from_unix_utc(us / 1000000);
-    char *day = g_date_time_format(dt, "%Y-%m-%dT%H:%M:%S");
-    char *s = g_strdup_printf("%s.%06dZ", day, (int)(us % 1000000));
-    g_free(day);
-    g_date_time_unref(dt);
-    return s;
-}
-
 static void clear_row(stat_tap_table_item_type *row)
 {
     for (guint c = 0; c < N_COLS; c++)
@@ -142,7 +130,7 @@ static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
     set_uint(&row[COL_BLOCK_SIZE], 16u << x->szx);
     set_uint(&row[COL_BLOCKS], s->blocks);
     set_uint(&row[COL_BYTES], s->bytes);
-    set_str(&row[COL_START], utc(s->first_request_us));
+    set_str(&row[COL_START], meter_stats_utc(s->first_request_us));
     set_float(&row[COL_DURATION], s->duration_s);
     set_float(&row[COL_RATE], s->rate_Bps);
     set_str(&row[COL_COMPLETE], g_strdup(s->complete ? "yes" : "no"));

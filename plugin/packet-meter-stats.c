@@ -45,7 +45,7 @@ static void ota_reset(void *tapdata)
     g_hash_table_remove_all(((ota_stats_listener_t *)tapdata)->seen);
 }
 
-static char *utc(gint64 us)
+char *meter_stats_utc(gint64 us)
 {
     if (us < 0)
         return g_strdup("-");
@@ -101,7 +101,7 @@ static void print_table(ota_track_t *t, GHashTable *seen)
         if (!g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
             continue;
         char *who = g_strdup_printf("%s /%s", x->meter, x->path);
-        char *start = utc(s->first_request_us);
+        char *start = meter_stats_utc(s->first_request_us);
         char *rtt1 = num_or_dash(s->rtt_first_median, "%.3f"), *rtt2 = num_or_dash(s->rtt_first_p95, "%.3f");
         char *ta1 = num_or_dash(s->turnaround_median, "%.3f"), *ta2 = num_or_dash(s->turnaround_p95, "%.3f");
         char *rtt = g_strdup_printf("%s/%s", rtt1, rtt2), *ta = g_strdup_printf("%s/%s", ta1, ta2);

@@ -7,6 +7,8 @@
 #include <epan/packet.h>
 
 void proto_register_meter_stats(void);
+/* UTC with microseconds, e.g. 2026-03-01T10:00:01.003808Z ("-" when us < 0); g_free it. */
+char *meter_stats_utc(gint64 us);
 /* The GUI's Statistics table (packet-meter-stats-table.c). */
 void proto_register_meter_stats_table(void);
 /* Tells the statistics which transfers this frame belongs to (0-terminated). */
