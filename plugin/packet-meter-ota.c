@@ -120,8 +120,11 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
     gen_uint(ft, hf_frag_datagram, tvb, c->id);
     if (c->msg)
         gen_uint(ft, hf_frag_transfer, tvb, c->msg->xfer->id);
-    proto_item_set_generated(proto_tree_add_string(ft, hf_frag_src, tvb, 0, 0, addr_text(pinfo->pool, c->src)));
-    proto_item_set_generated(proto_tree_add_string(ft, hf_frag_dst, tvb, 0, 0, addr_text(pinfo->pool, c->dst)));
+    /* Text only for a tree that keeps it (formatting is most of the cost). */
+    if (ft) {
+        proto_item_set_generated(proto_tree_add_string(ft, hf_frag_src, tvb, 0, 0, addr_text(pinfo->pool, c->src)));
+        proto_item_set_generated(proto_tree_add_string(ft, hf_frag_dst, tvb, 0, 0, addr_text(pinfo->pool, c->dst)));
+    }
     gen_uint(ft, hf_frag_tag, tvb, c->tag);
     gen_uint(ft, hf_frag_size, tvb, c->size);
     gen_uint(ft, hf_frag_offset, tvb, f->frag_offset);

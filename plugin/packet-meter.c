@@ -17,6 +17,7 @@
 #include <epan/proto_data.h>
 #include <epan/to_str.h>
 #include "packet-meter.h"
+#include "wpan_view.h"
 #include "packet-meter-ota.h"
 #include "packet-meter-stats.h"
 #include "coap_view.h"
@@ -30,14 +31,7 @@ int proto_meter = -1;
 module_t *meter_module = NULL;
 
 static int proto_coap = -1;
-static int proto_6lowpan = -1;
-static int proto_wpan = -1;
 static dissector_handle_t meter_post_handle;
-
-/* The link-layer fields the fragment accounting reads on the first pass
- * (the frame control and sequence number come from the frame's first bytes:
- * stock 802.15.4 adds them as bitmask children, which are not primed). */
-static int hf_wpan_src16 = -1, hf_wpan_src64 = -1, hf_wpan_dst16 = -1, hf_wpan_dst64 = -1;
 
 static int hf_meter_resource = -1;
 static int hf_meter_path = -1;
@@ -126,7 +120,11 @@ static const char *endpoint_str(wmem_allocator_t *scope, const address *a, guint
         *p++ = hex[d[i] >> 4];
         *p++ = hex[d[i] & 15];
     }
-    snprintf(p, 12, "#%u", port);
+    *p++ = '#';
+    for (gint shift = 28; shift >= 0; shift -= 4)
+        if ((port >> shift) || !shift)
+            *p++ = hex[(port >> shift) & 15];
+    *p = '\0';
     return s;
 }
 
@@ -207,11 +205,11 @@ static gboolean is_block_wise(const meter_coap_t *m)
     return m->block1.present || m->block2.present;
 }
 
-static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *m)
+/* src and dst are the message's endpoints as endpoint_str() gives them. */
+static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *m, const char *src,
+                                        const char *dst)
 {
     msg_result_t *r = wmem_new0(wmem_file_scope(), msg_result_t);
-    const char *src = endpoint_str(pinfo->pool, &pinfo->src, pinfo->srcport);
-    const char *dst = endpoint_str(pinfo->pool, &pinfo->dst, pinfo->destport);
 
     if (meter_coap_is_request(m)) {
         char *k = mid_key(pinfo->pool, src, dst, m->mid);
@@ -365,63 +363,78 @@ static tvbuff_t *data_source_at(packet_info *pinfo, guint index, guint length)
     return tvb && tvb_captured_length(tvb) == length ? tvb : NULL;
 }
 
-static field_info *first_field(proto_tree *tree, int hf)
-{
-    GPtrArray *a = hf >= 0 ? proto_get_finfo_ptr_array(tree, hf) : NULL;
-    return a && a->len ? (field_info *)g_ptr_array_index(a, 0) : NULL;
-}
-
-static guint64 field_uint(proto_tree *tree, int hf, guint64 dflt)
-{
-    field_info *fi = first_field(tree, hf);
-
-    if (!fi)
-        return dflt;
-    if (fi->hfinfo->type == FT_UINT64 || fi->hfinfo->type == FT_EUI64)
-        return fvalue_get_uinteger64(&fi->value);
-    return fvalue_get_uinteger(&fi->value);
-}
-
-static ota_addr_t link_addr(proto_tree *tree, int hf16, int hf64)
-{
-    guint64 a = field_uint(tree, hf64, 0);
-
-    if (a)
-        return a;
-    if (first_field(tree, hf16))
-        return G_GUINT64_CONSTANT(0xffff0000) | field_uint(tree, hf16, 0);
-    return 0;
-}
-
 static gint64 ts_us(const packet_info *pinfo)
 {
     return (gint64)pinfo->abs_ts.secs * 1000000 + pinfo->abs_ts.nsecs / 1000;
 }
 
-/* The frame's 802.15.4 and 6LoWPAN facts, for retries, ACKs and fragments. */
-static ota_frame_t *track_link(packet_info *pinfo, proto_tree *tree)
-{
-    ota_link_in_t in = { 0 };
-    ota_frame_t *f;
-    field_info *lp;
+/* The CoAP messages stock CoAP dissected in this frame (first pass), kept
+ * in the packet pool until the postdissector runs. Collecting them from the
+ * hand-off rather than from protocol-tree fields means the plugin never
+ * makes tshark build a tree it would not build anyway. */
+typedef struct {
+    guint     n_coap;
+    tvbuff_t *coap[MAX_MSGS_PER_FRAME];
+} frame_scratch_t;
 
-    in.frame = pinfo->num;
-    in.ts_us = ts_us(pinfo);
-    field_info *wp = first_field(tree, proto_wpan);
-    if (wp && wp->length >= 3 && tvb_bytes_exist(wp->ds_tvb, wp->start, 3)) {
-        guint16 fcf = tvb_get_letohs(wp->ds_tvb, wp->start);
-        in.has_wpan = TRUE;
-        in.frame_type = fcf & 0x07;
-        in.ack_request = (fcf & 0x0020) != 0;
-        in.seq = (fcf & 0x0100) ? 0 : tvb_get_guint8(wp->ds_tvb, wp->start + 2);   /* 2015 suppression */
-        in.src = link_addr(tree, hf_wpan_src16, hf_wpan_src64);
-        in.dst = link_addr(tree, hf_wpan_dst16, hf_wpan_dst64);
+#define SCRATCH_KEY 1
+
+static frame_scratch_t *scratch(packet_info *pinfo, gboolean create)
+{
+    frame_scratch_t *fs = (frame_scratch_t *)p_get_proto_data(pinfo->pool, pinfo, proto_meter, SCRATCH_KEY);
+
+    if (!fs && create) {
+        fs = wmem_new0(pinfo->pool, frame_scratch_t);
+        p_add_proto_data(pinfo->pool, pinfo, proto_meter, SCRATCH_KEY, fs);
     }
+    return fs;
+}
+
+/* CoAP on UDP 5683 goes through here: stock CoAP does all the dissecting,
+ * and the message is noted for the postdissector. The handle belongs to
+ * CoAP's protocol, so disabling Meter never disables CoAP. */
+static dissector_handle_t coap_handle;
+
+static int meter_coap_wrapper(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    /* Noted first: a payload dissector under CoAP may throw. */
+    if (!PINFO_FD_VISITED(pinfo)) {
+        frame_scratch_t *fs = scratch(pinfo, TRUE);
+        if (fs->n_coap < MAX_MSGS_PER_FRAME)
+            fs->coap[fs->n_coap++] = tvb;
+    }
+    return call_dissector_only(coap_handle, tvb, pinfo, tree, data);
+}
+
+/* The frame's 802.15.4 and 6LoWPAN facts, for retries, ACKs and fragments,
+ * read from the captured bytes (and, for a secured frame, from the payload
+ * the 802.15.4 dissector decrypted). */
+static ota_frame_t *track_link(packet_info *pinfo, gboolean has_coap)
+{
+    tvbuff_t *frame = pinfo->data_src ? get_data_source_tvb((struct data_source *)pinfo->data_src->data) : NULL;
+    gboolean has_fcs = FALSE;
+    tvbuff_t *psdu = frame && pinfo->rec ? wpan_view_psdu(frame, pinfo->rec->rec_header.packet_header.pkt_encap,
+                                                          &has_fcs) : NULL;
+    ota_link_in_t in = { .frame = pinfo->num, .ts_us = ts_us(pinfo) };
+    wpan_view_t wv;
+    ota_frame_t *f;
+
+    if (!psdu || !wpan_view_parse(psdu, has_fcs, &wv))
+        /* No 802.15.4 (the gateway's Ethernet): the messages still need a frame. */
+        return has_coap ? ota_track_frame(meter_ota_tracker(), &in) : NULL;
+    in.has_wpan = TRUE;
+    in.frame_type = wv.frame_type;
+    in.seq = wv.seq;
+    in.ack_request = wv.ack_request;
+    in.src = wv.src;
+    in.dst = wv.dst;
     f = ota_track_frame(meter_ota_tracker(), &in);
-    lp = first_field(tree, proto_6lowpan);
-    if (lp) {
+    if (wv.frame_type == 1) {
         lowpan_view_t lv;
-        if (lowpan_view_parse(lp->ds_tvb, lp->start, lp->length, &lv))
+        tvbuff_t *payload = wv.security ? get_data_source_tvb_by_name(pinfo, "Decrypted IEEE 802.15.4 payload")
+                                        : tvb_new_subset_length(psdu, wv.payload_offset,
+                                                                wv.payload_end - wv.payload_offset);
+        if (payload && lowpan_view_parse(payload, 0, (gint)tvb_captured_length(payload), &lv))
             ota_track_lowpan(meter_ota_tracker(), f, &lv);
     }
     return f;
@@ -446,28 +459,31 @@ static void size_hint(packet_info *pinfo, const meter_coap_t *m, const meter_ctx
                                 tvb_get_letohs(m->payload, 8) + (gint64)tvb_get_letohl(m->payload, 12));
 }
 
-/* First pass: read the CoAP messages the stock dissector found. */
+/* First pass: the frame's link facts and the CoAP messages CoAP handed on. */
 static void first_pass(packet_info *pinfo, proto_tree *tree)
 {
-    GPtrArray *coap = proto_get_finfo_ptr_array(tree, proto_coap);
+    frame_scratch_t *fs = scratch(pinfo, FALSE);
     frame_msgs_t *fm = wmem_new0(wmem_file_scope(), frame_msgs_t);
 
     p_add_proto_data(wmem_file_scope(), pinfo, proto_meter, 0, fm);
-    fm->link = track_link(pinfo, tree);
-    for (guint i = 0; coap && i < coap->len && fm->n < MAX_MSGS_PER_FRAME; i++) {
-        field_info *fi = (field_info *)g_ptr_array_index(coap, i);
+    fm->link = track_link(pinfo, fs && fs->n_coap);
+    for (guint i = 0; fs && i < fs->n_coap && fm->n < MAX_MSGS_PER_FRAME; i++) {
+        tvbuff_t *msg_tvb = fs->coap[i];
+        tvbuff_t *ds_tvb = tvb_get_ds_tvb(msg_tvb);
         meter_coap_t m;
-        if (!coap_view_parse(fi->ds_tvb, fi->start, fi->length, pinfo->pool, &m))
+        if (!coap_view_parse(msg_tvb, 0, (gint)tvb_captured_length(msg_tvb), pinfo->pool, &m))
             continue;
-        msg_result_t *r = resolve_first_pass(pinfo, &m);
+        const char *src = endpoint_str(pinfo->pool, &pinfo->src, pinfo->srcport);
+        const char *dst = endpoint_str(pinfo->pool, &pinfo->dst, pinfo->destport);
+        msg_result_t *r = resolve_first_pass(pinfo, &m, src, dst);
         if (!fm->msg) {
             fm->msg = wmem_alloc0_array(wmem_file_scope(), msg_result_t *, MAX_MSGS_PER_FRAME);
             fm->transfer_ids = wmem_alloc0_array(wmem_file_scope(), guint32, MAX_MSGS_PER_FRAME + 1);
         }
-        r->ds_index = data_source_index(pinfo, fi->ds_tvb);
-        r->ds_length = tvb_captured_length(fi->ds_tvb);
-        r->start = fi->start;
-        r->length = fi->length;
+        r->ds_index = data_source_index(pinfo, ds_tvb);
+        r->ds_length = tvb_captured_length(ds_tvb);
+        r->start = tvb_raw_offset(msg_tvb) - tvb_raw_offset(ds_tvb);
+        r->length = (gint)tvb_captured_length(msg_tvb);
         if (r->transfer_id) {
             meter_ctx_t ctx = {
                 .msg = &m, .resource = r->resource,
@@ -477,14 +493,13 @@ static void first_pass(packet_info *pinfo, proto_tree *tree)
                 .request_frame = r->request ? r->request->frame : 0,
             };
             m.path = r->path;
-            r->ota = ota_track_message(meter_ota_tracker(), fm->link, pinfo->num, ts_us(pinfo),
-                                       endpoint_str(pinfo->pool, &pinfo->src, 0),
-                                       endpoint_str(pinfo->pool, &pinfo->dst, 0), &m, &ctx);
+            r->ota = ota_track_message(meter_ota_tracker(), fm->link, pinfo->num, ts_us(pinfo), src, dst,
+                                       &m, &ctx);
             size_hint(pinfo, &m, &ctx);
         }
         fm->transfer_ids[fm->n] = r->transfer_id;
         fm->msg[fm->n++] = r;
-        dissect_message(pinfo, tree, fi->ds_tvb, r);
+        dissect_message(pinfo, tree, ds_tvb, r);
     }
 }
 
@@ -511,7 +526,8 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         if (!PINFO_FD_VISITED(pinfo)) {
             first_pass(pinfo, tree);
             fm = (frame_msgs_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_meter, 0);
-            meter_ota_show_frame(tvb, pinfo, tree, fm->link);
+            if (fm->link)
+                meter_ota_show_frame(tvb, pinfo, tree, fm->link);
             queue_transfers(pinfo, fm);
         }
         return tvb_captured_length(tvb);
@@ -572,22 +588,13 @@ void proto_register_meter(void)
 
 void proto_reg_handoff_meter(void)
 {
-    GArray *wanted = g_array_new(FALSE, FALSE, sizeof(int));
-
     proto_coap = proto_get_id_by_filter_name("coap");
-    proto_6lowpan = proto_get_id_by_filter_name("6lowpan");
-    proto_wpan = proto_get_id_by_filter_name("wpan");
-    hf_wpan_src16 = proto_registrar_get_id_byname("wpan.src16");
-    hf_wpan_src64 = proto_registrar_get_id_byname("wpan.src64");
-    hf_wpan_dst16 = proto_registrar_get_id_byname("wpan.dst16");
-    hf_wpan_dst64 = proto_registrar_get_id_byname("wpan.dst64");
     meter_post_handle = create_dissector_handle(dissect_meter_post, proto_meter);
     register_postdissector(meter_post_handle);
-    int ids[] = { proto_coap, proto_6lowpan, proto_wpan,
-                  hf_wpan_src16, hf_wpan_src64, hf_wpan_dst16, hf_wpan_dst64 };
-    for (guint i = 0; i < G_N_ELEMENTS(ids); i++)
-        if (ids[i] >= 0)
-            g_array_append_val(wanted, ids[i]);
-    set_postdissector_wanted_hfids(meter_post_handle, wanted);
+
+    coap_handle = find_dissector_add_dependency("coap", proto_meter);
+    dissector_add_uint("udp.port", 5683,
+                       create_dissector_handle_with_name_and_description(meter_coap_wrapper, proto_coap,
+                                                                         "coap_meterscope", "CoAP (meterscope)"));
     proto_reg_handoff_meter_fw();
 }
