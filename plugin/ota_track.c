@@ -9,6 +9,7 @@
 #include <string.h>
 #include <epan/to_str.h>
 #include "ota_track.h"
+#include "key_text.h"
 
 #define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
 #define ACK_WINDOW_US    2000      /* an ACK follows its frame within this */
@@ -371,7 +372,8 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     ota_msg_t *msg;
     ota_round_t *round = NULL;
     ota_addr_t link;
-    char *key;
+    char key[KEY_TEXT_MAX];
+    guint32 nums[3];
 
     if (!ctx->transfer_id || (f && (f->mac_retry || f->sniffer_dup)))
         return NULL;
@@ -382,7 +384,10 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     /* Without a link layer every copy is its own transmission. */
     link = f && f->src ? f->src : (ota_addr_t)g_str_hash(src);
 
-    key = g_strdup_printf("%s|%s|%u|%u|%u", src, dst, m->mid, m->type, m->code);
+    nums[0] = m->mid;
+    nums[1] = m->type;
+    nums[2] = m->code;
+    key_text(key, src, dst, nums, 3);
     msg = (ota_msg_t *)wmem_map_lookup(t->msgs, key);
     if (!msg) {
         msg = wmem_new0(t->scope, ota_msg_t);
@@ -410,7 +415,6 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         }
         wmem_array_append_one(same, msg);
     }
-    g_free(key);
     r->msg = msg;
 
     guint n_rounds = wmem_array_get_count(msg->rounds);

@@ -21,6 +21,7 @@
 #include "packet-meter-ota.h"
 #include "packet-meter-stats.h"
 #include "coap_view.h"
+#include "key_text.h"
 #include "lowpan_view.h"
 #include "meter-cfg.h"
 
@@ -100,8 +101,33 @@ static wmem_map_t *requests_by_token;  /* "client|server|t<hex>" */
 static wmem_map_t *transfers;          /* "client|server|path" */
 static guint32 next_transfer_id;
 
+/* Per-frame records by frame number: cheaper than per-packet proto data,
+ * which the plugin would add to every frame of the capture. */
+static GPtrArray *frame_records;
+
+static frame_msgs_t *frame_record(guint32 num)
+{
+    return frame_records && num < frame_records->len ? (frame_msgs_t *)g_ptr_array_index(frame_records, num) : NULL;
+}
+
+static void frame_record_set(guint32 num, frame_msgs_t *fm)
+{
+    if (num >= frame_records->len)
+        g_ptr_array_set_size(frame_records, MAX(num + 1, frame_records->len * 2));
+    g_ptr_array_index(frame_records, num) = fm;
+}
+
+static void meter_cleanup(void)
+{
+    if (frame_records)
+        g_ptr_array_free(frame_records, TRUE);
+    frame_records = NULL;
+}
+
 static void meter_init(void)
 {
+    meter_cleanup();
+    frame_records = g_ptr_array_new();
     next_transfer_id = 0;
 }
 
@@ -132,7 +158,10 @@ static const char *endpoint_str(wmem_allocator_t *scope, const address *a, guint
  * only when it is inserted. */
 static char *mid_key(wmem_allocator_t *scope, const char *client, const char *server, guint16 mid)
 {
-    return wmem_strdup_printf(scope, "%s|%s|%u", client, server, mid);
+    char buf[KEY_TEXT_MAX];
+    guint32 n = mid;
+
+    return wmem_strdup(scope, key_text(buf, client, server, &n, 1));
 }
 
 static char *file_key(const char *key)
@@ -143,12 +172,13 @@ static char *file_key(const char *key)
 static char *token_key(wmem_allocator_t *scope, const meter_coap_t *m, const char *client,
                        const char *server)
 {
-    char hex[17];
+    char buf[KEY_TEXT_MAX];
+    /* The token as three numbers: its length and its 8 bytes (zero-padded). */
+    guint32 nums[3] = { 0x100u | m->tkl, 0, 0 };
 
     for (guint i = 0; i < m->tkl && i < 8; i++)
-        snprintf(hex + 2 * i, 3, "%02x", m->token[i]);
-    hex[2 * MIN(m->tkl, 8)] = '\0';
-    return wmem_strdup_printf(scope, "%s|%s|t%s", client, server, hex);
+        nums[1 + i / 4] |= (guint32)m->token[i] << (8 * (3 - i % 4));
+    return wmem_strdup(scope, key_text(buf, client, server, nums, 3));
 }
 
 static meter_resource_t classify(const char *path)
@@ -465,7 +495,7 @@ static void first_pass(packet_info *pinfo, proto_tree *tree)
     frame_scratch_t *fs = scratch(pinfo, FALSE);
     frame_msgs_t *fm = wmem_new0(wmem_file_scope(), frame_msgs_t);
 
-    p_add_proto_data(wmem_file_scope(), pinfo, proto_meter, 0, fm);
+    frame_record_set(pinfo->num, fm);
     fm->link = track_link(pinfo, fs && fs->n_coap);
     for (guint i = 0; fs && i < fs->n_coap && fm->n < MAX_MSGS_PER_FRAME; i++) {
         tvbuff_t *msg_tvb = fs->coap[i];
@@ -520,12 +550,12 @@ static void queue_transfers(packet_info *pinfo, frame_msgs_t *fm)
 
 static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
-    frame_msgs_t *fm = (frame_msgs_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_meter, 0);
+    frame_msgs_t *fm = frame_record(pinfo->num);
 
     if (!fm) {
         if (!PINFO_FD_VISITED(pinfo)) {
             first_pass(pinfo, tree);
-            fm = (frame_msgs_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_meter, 0);
+            fm = frame_record(pinfo->num);
             if (fm->link)
                 meter_ota_show_frame(tvb, pinfo, tree, fm->link);
             queue_transfers(pinfo, fm);
@@ -578,6 +608,7 @@ void proto_register_meter(void)
     requests_by_token = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash, g_str_equal);
     transfers = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash, g_str_equal);
     register_init_routine(meter_init);
+    register_cleanup_routine(meter_cleanup);
 
     proto_register_meter_cfg();
     proto_register_meter_his();
