@@ -1,11 +1,14 @@
 /* packet-meter.c: the "meter" protocol and its hook into CoAP.
  *
  * A postdissector: after the stock dissectors have run (802.15.4, ZEP, TAP,
- * 6LoWPAN reassembly, MAC decryption, IPv6/UDP, CoAP), it reads every CoAP
- * message of the frame, recognises the meter's resources by URI path (a
- * response by its request's path), numbers block-wise transfers, and hands
+ * 6LoWPAN reassembly, MAC decryption, IPv6/UDP, CoAP), it takes every CoAP
+ * message of the frame (noted by a handle on UDP 5683 that calls stock
+ * CoAP) and the frame's link facts (read from the record), recognises the
+ * meter's resources by URI path (a response by its request's path),
+ * numbers block-wise transfers, feeds the session tracker, and hands
  * payloads to the decoders (packet-meter-cfg.c, -his.c, -fw.c). It never
- * changes how other traffic is decoded.
+ * changes how other traffic is decoded, and it never asks for a protocol
+ * tree, so tshark builds none on its account.
  *
  * Requests and responses are matched by Message ID between the same
  * endpoints (piggy-backed responses and empty ACKs) and by token (separate
@@ -72,9 +75,8 @@ typedef struct {
 } transfer_state_t;
 
 /* What one CoAP message of one frame resolved to, kept for later passes,
- * with where its bytes are: later passes of tshark -2 get no CoAP fields
- * (only the first pass is primed with a postdissector's wanted fields), so
- * they find the message again in the frame's data sources. */
+ * with where its bytes are: later passes (tshark -2, the GUI) find the
+ * message again in the frame's data sources. */
 typedef struct {
     meter_resource_t resource;
     const char *path;
