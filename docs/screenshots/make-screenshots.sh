@@ -30,11 +30,7 @@ chmod -R a+rwX "$tmp"
 sleep 2
 
 run() {
-    if [ "$(id -u)" = 0 ]; then
-        setpriv --reuid=65534 --regid=65534 --clear-groups env "$@"
-    else
-        env "$@"
-    fi
+    "$root/tests/as-user" "$@"
 }
 
 # window NAME: the id of the first visible window whose title contains NAME.

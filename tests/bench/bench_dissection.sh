@@ -20,11 +20,7 @@ chmod -R a+rwX "$tmp"
 chmod 755 "$tmp"
 
 as_user() {
-    if [ "$(id -u)" = 0 ]; then
-        setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$tmp/home" LC_ALL=C "$@"
-    else
-        env HOME="$tmp/home" LC_ALL=C "$@"
-    fi
+    "$here/../as-user" HOME="$tmp/home" "$@"
 }
 
 # median_run PLUGINDIR FILE MODE...: prints "seconds kB" (medians over the runs)

@@ -15,11 +15,7 @@ cp "$script" "$so" "$tmp/"
 chmod -R a+rwX "$tmp"
 chmod 777 "$tmp"
 as_user() {
-    if [ "$(id -u)" = 0 ]; then
-        setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$tmp" LC_ALL=C "$@"
-    else
-        env HOME="$tmp" LC_ALL=C "$@"
-    fi
+    "$(dirname "$0")/../as-user" HOME="$tmp" "$@"
 }
 as_user cmake -DMETERSCOPE_SO="$tmp/$(basename "$so")" -DWS_GLOBAL_PLUGIN_DIR="$global" \
     -DWS_PLUGIN_VERSION_DIR="$version" -P "$tmp/$(basename "$script")" >/dev/null
