@@ -51,12 +51,7 @@ shot() {
         wireshark -r "$tmp/$2" -g "$3" -o 6lowpan.context1:2001:db8:1::/64 \
         -o gui.layout_content_3:NONE >/dev/null 2>&1 &
     pid=$!
-    win=""
-    for _ in $(seq 1 60); do
-        win=$(DISPLAY=$display xdotool search --onlyvisible --name "$2" 2>/dev/null | head -n 1 || true)
-        [ -n "$win" ] && break
-        sleep 0.5
-    done
+    win=$(window "$2")
     [ -n "$win" ] || { echo "make-screenshots: no Wireshark window for $2" >&2; exit 1; }
     sleep 3
     DISPLAY=$display xdotool windowmove "$win" 0 0 windowsize "$win" 1500 1100
