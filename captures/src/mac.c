@@ -309,7 +309,7 @@ static void tx_done(gpointer obj, gpointer arg)
         n->cur = NULL;
         truth_mac_failed(w->truth, tx);
         if (tx->dg)
-            world_fragment_failed(w, tx->dg, tx->hop, tx->frag);
+            world_fragment_failed(tx->dg, tx->hop);
         mac_tx_free(tx);
     }
     g_free(res);

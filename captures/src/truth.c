@@ -201,13 +201,6 @@ void truth_datagram_delivered(truth_t *t, const datagram_t *dg)
         dg->msg.xfer->datagrams_delivered++;
 }
 
-void truth_datagram_hop_failed(truth_t *t, const datagram_t *dg, int hop)
-{
-    (void)t;
-    (void)dg;
-    (void)hop;
-}
-
 void truth_gateway_received(truth_t *t, const datagram_t *dg, int peer_idx, gint64 now)
 {
     const app_msg_t *msg = &dg->msg;

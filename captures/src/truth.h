@@ -59,7 +59,6 @@ void truth_mac_failed(truth_t *t, const mac_tx_t *tx);
 void truth_ack_sent(truth_t *t, const datagram_t *dg, int hop, int frag);
 void truth_datagram_sent(truth_t *t, datagram_t *dg);
 void truth_datagram_delivered(truth_t *t, const datagram_t *dg);
-void truth_datagram_hop_failed(truth_t *t, const datagram_t *dg, int hop);
 void truth_gateway_received(truth_t *t, const datagram_t *dg, int peer_idx, gint64 now);
 void truth_gateway_sent(truth_t *t, datagram_t *dg, int peer_idx, gint64 now);
 

@@ -276,12 +276,10 @@ void world_fragment_received(world_t *w, datagram_t *dg, int hop, int frag)
     }
 }
 
-void world_fragment_failed(world_t *w, datagram_t *dg, int hop, int frag)
+void world_fragment_failed(datagram_t *dg, int hop)
 {
-    (void)frag;
     dg->hop_failed[hop] = TRUE;
     mac_drop_datagram(dg->path[hop], dg, hop);
-    truth_datagram_hop_failed(w->truth, dg, hop);
 }
 
 /* ---- MLE: advertisements from routers, a Child Update from each child ---- */

@@ -142,7 +142,7 @@ void world_send_down(world_t *w, node_t *to, const app_msg_t *msg);
 /* Called by the MAC when path[hop+1] received fragment frag of dg. */
 void world_fragment_received(world_t *w, datagram_t *dg, int hop, int frag);
 /* Called by the MAC when path[hop] gave up on fragment frag. */
-void world_fragment_failed(world_t *w, datagram_t *dg, int hop, int frag);
+void world_fragment_failed(datagram_t *dg, int hop);
 void datagram_unref(datagram_t *dg);
 
 #endif
