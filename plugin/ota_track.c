@@ -16,6 +16,15 @@
 #define HOP_WINDOW_US    5000000   /* copies of one round follow each other within this */
 #define ATTRIBUTE_US     G_GINT64_CONSTANT(600000000)
 #define COPY_REUSE_US    G_GINT64_CONSTANT(60000000)
+#define SILENCE_MIN_US   G_GINT64_CONSTANT(1000000)   /* shorter gaps are never stalls */
+
+/* A frame of a datagram copy (or the ACK of one) on the air; sniffers stamp
+ * a frame when it ends, so it occupied [end_us - dur_us, end_us]. */
+typedef struct {
+    ota_copy_t *copy;
+    gint64      end_us;
+    guint32     dur_us;
+} ota_air_t;
 
 struct ota_track {
     wmem_allocator_t *scope;
@@ -30,8 +39,10 @@ struct ota_track {
     wmem_array_t *xfer_list;       /* ota_transfer_t* in id order */
     wmem_map_t   *xfers;           /* id -> ota_transfer_t* */
     guint32       next_copy_id;
+    wmem_array_t *air;             /* ota_air_t, every frame of a copy and its ACKs */
     gboolean      acks_seen;
     gboolean      dirty;
+    double        finalized_stall_s;
 };
 
 /* RFC 4944: a datagram is its link sender, receiver, tag and size; behind a
@@ -56,6 +67,14 @@ static gboolean copy_key_equal(gconstpointer a, gconstpointer b)
            x->size == y->size;
 }
 
+static void note_air(ota_track_t *t, ota_copy_t *c, gint64 end_us, guint32 dur_us)
+{
+    ota_air_t a = { c, end_us, dur_us };
+
+    if (dur_us)
+        wmem_array_append_one(t->air, a);
+}
+
 static guint64 *key64(wmem_allocator_t *s, guint64 v)
 {
     guint64 *k = wmem_new(s, guint64);
@@ -77,6 +96,7 @@ ota_track_t *ota_track_new(wmem_allocator_t *scope)
     t->copy_list = wmem_array_new(scope, sizeof(ota_copy_t *));
     t->xfer_list = wmem_array_new(scope, sizeof(ota_transfer_t *));
     t->xfers = wmem_map_new(scope, g_direct_hash, g_direct_equal);
+    t->air = wmem_array_new(scope, sizeof(ota_air_t));
     return t;
 }
 
@@ -91,6 +111,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
     f->src = in->src;
     f->dst = in->dst;
     f->seq = in->seq;
+    f->air_us = in->air_us;
     t->dirty = TRUE;
     if (!in->has_wpan)
         return f;
@@ -102,6 +123,8 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
             a->ack_frame = in->frame;
             if (a->copy && a->frag_index < a->copy->n_frags)
                 a->copy->frags[a->frag_index].acked = TRUE;
+            if (a->copy)
+                note_air(t, a->copy, in->ts_us, in->air_us);
             t->awaiting_ack[in->seq] = NULL;
         }
         return f;
@@ -212,6 +235,7 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
     if (f->mac_retry && f->copy) {
         /* The same frame again: one more transmission of the same fragment. */
         f->copy->frags[f->frag_index].transmissions++;
+        note_air(t, f->copy, f->ts_us, f->air_us);
         f->copy->last_frame = f->frame;
         f->copy->last_us = f->ts_us;
         return;
@@ -247,6 +271,7 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         c->n_frags++;
     }
     c->frags[i].transmissions++;
+    note_air(t, c, f->ts_us, f->air_us);
     c->last_frame = f->frame;
     c->last_us = f->ts_us;
     f->copy = c;
@@ -333,8 +358,10 @@ static ota_transfer_t *get_transfer(ota_track_t *t, const meter_ctx_t *ctx, cons
     x->size_hint = -1;
     x->last_response_us = -1;
     x->first_us = -1;
+    x->last_us = -1;
     x->msgs = wmem_array_new(t->scope, sizeof(ota_msg_t *));
     x->request_at = wmem_map_new(t->scope, g_direct_hash, g_direct_equal);
+    x->silences = wmem_array_new(t->scope, 2 * sizeof(gint64));
     wmem_map_insert(t->xfers, GUINT_TO_POINTER(x->id), x);
     /* Keep the list in id order (ids grow, so appending keeps it sorted). */
     wmem_array_append_one(t->xfer_list, x);
@@ -451,8 +478,13 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         x->first_frame = frame;
         x->meter_link = f ? f->src : 0;
     }
-    if (x->last_us >= 0 && x->first_us >= 0)
+    if (x->last_us >= 0 && x->first_us >= 0) {
         r->stall_us = ts_us - x->last_us;
+        if (r->stall_us >= SILENCE_MIN_US) {
+            gint64 gap[2] = { x->last_us, r->stall_us };
+            wmem_array_append(x->silences, gap, 1);
+        }
+    }
     x->last_us = MAX(x->last_us, ts_us);
     x->last_frame = MAX(x->last_frame, frame);
     r->elapsed_us = x->first_us >= 0 ? ts_us - x->first_us : 0;
@@ -613,7 +645,99 @@ static const ota_round_t *accepted_round(const ota_msg_t *req, const ota_msg_t *
     return best;
 }
 
-static void finalize_transfer(ota_transfer_t *x)
+/* ---- where the time went ---- */
+
+enum { SPLIT_TIMEOUTS, SPLIT_NETWORK, SPLIT_TURNAROUND, SPLIT_N };
+
+typedef struct {
+    gint64 at;
+    int    what;                  /* SPLIT_*: what the time from `at` on is spent on */
+} split_mark_t;
+
+/* A later mark wins over earlier marks that lie after it (a response the
+ * meter took after it had already asked again does not count). */
+static void push_mark(GArray *marks, gint64 at, int what)
+{
+    split_mark_t m = { at, what };
+    guint n = marks->len;
+
+    while (n && g_array_index(marks, split_mark_t, n - 1).at > at)
+        n--;
+    g_array_set_size(marks, n);
+    g_array_append_val(marks, m);
+}
+
+static int cmp_air_start(const void *a, const void *b)
+{
+    const ota_air_t *x = (const ota_air_t *)a, *y = (const ota_air_t *)b;
+    gint64 p = x->end_us - x->dur_us, q = y->end_us - y->dur_us;
+    return p < q ? -1 : p > q;
+}
+
+/* The union of the frames' air intervals as sorted, disjoint runs
+ * (gint64 pairs); frames of two hops may overlap in time. */
+static GArray *air_runs(wmem_array_t *air)
+{
+    GArray *runs = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
+    guint na = air ? wmem_array_get_count(air) : 0;
+    ota_air_t *frames = na ? (ota_air_t *)wmem_array_get_raw(air) : NULL;
+
+    if (na)
+        qsort(frames, na, sizeof(ota_air_t), cmp_air_start);
+    for (guint i = 0; i < na; i++) {
+        gint64 run[2] = { frames[i].end_us - frames[i].dur_us, frames[i].end_us };
+        gint64 *last = runs->len ? &g_array_index(runs, gint64, 2 * (runs->len - 1)) : NULL;
+        if (last && run[0] <= last[1])
+            last[1] = MAX(last[1], run[1]);
+        else
+            g_array_append_val(runs, run);
+    }
+    return runs;
+}
+
+/* Splits [start, end] by the marks, then moves the time the transfer's
+ * frames were on the air out of whatever it fell in. */
+static void split_time(ota_stats_t *s, GArray *marks, wmem_array_t *air, gint64 start, gint64 end)
+{
+    gint64 part[SPLIT_N] = { 0 }, on_air = 0;
+    GArray *runs = air_runs(air);
+    guint r = 0;
+
+    for (guint i = 0; i < marks->len; i++) {
+        const split_mark_t *m = &g_array_index(marks, split_mark_t, i);
+        gint64 from = MAX(m->at, start);
+        gint64 to = MIN(i + 1 < marks->len ? g_array_index(marks, split_mark_t, i + 1).at : end, end);
+        gint64 busy = 0;
+
+        if (to <= from)
+            continue;
+        while (r < runs->len && g_array_index(runs, gint64, 2 * r + 1) <= from)
+            r++;
+        /* Runs overlapping [from, to); a run may go on into the next segment. */
+        for (guint k = r; k < runs->len && g_array_index(runs, gint64, 2 * k) < to; k++)
+            busy += MIN(g_array_index(runs, gint64, 2 * k + 1), to) - MAX(g_array_index(runs, gint64, 2 * k), from);
+        part[m->what] += to - from - busy;
+        on_air += busy;
+    }
+    g_array_free(runs, TRUE);
+    s->time_air_s = on_air / 1e6;
+    s->time_timeouts_s = part[SPLIT_TIMEOUTS] / 1e6;
+    s->time_network_s = part[SPLIT_NETWORK] / 1e6;
+    s->time_turnaround_s = part[SPLIT_TURNAROUND] / 1e6;
+}
+
+static void count_stalls(ota_stats_t *s, const ota_transfer_t *x, double stall_s, gint64 end)
+{
+    for (guint i = 0; i < wmem_array_get_count(x->silences); i++) {
+        const gint64 *gap = (const gint64 *)wmem_array_index(x->silences, i);
+        if (gap[0] + gap[1] <= end && gap[1] > (gint64)(stall_s * 1e6)) {
+            s->stalls++;
+            s->stalled_s += gap[1] / 1e6;
+        }
+    }
+}
+
+static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall_s)
 {
     ota_stats_t *s = &x->st;
     wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
@@ -621,6 +745,7 @@ static void finalize_transfer(ota_transfer_t *x)
     wmem_array_t *ta = wmem_array_new(tmp, sizeof(gint64));
     wmem_map_t *offsets = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *requested = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
+    GArray *marks = g_array_new(FALSE, FALSE, sizeof(split_mark_t));
     gint64 prev_accepted = -1;
     gboolean have_prev = FALSE;
 
@@ -631,6 +756,10 @@ static void finalize_transfer(ota_transfer_t *x)
     s->fragments_lost = copies.fragments_lost;
     s->datagrams_fragmented = copies.datagrams_fragmented;
     s->datagrams_incomplete = copies.datagrams_incomplete;
+    s->datagram_copies = copies.datagram_copies;
+    s->frames_sent = copies.frames_sent;
+    s->frames_unacked = copies.frames_unacked;
+    s->acks_visible = copies.acks_visible;
     s->first_request_us = x->first_us;
     s->first_frame = x->first_frame;
     s->last_response_us = -1;
@@ -676,8 +805,13 @@ static void finalize_transfer(ota_transfer_t *x)
         const ota_msg_t *resp = NULL;
         const ota_round_t *acc = accepted_round(o, &resp);
         prev_accepted = acc ? acc->last_us : -1;
+        /* Each try waits for a timeout, but the last one if it was answered. */
+        for (guint k = 0; k < nr; k++)
+            push_mark(marks, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us,
+                      k + 1 == nr && acc ? SPLIT_NETWORK : SPLIT_TIMEOUTS);
         if (!acc)
             continue;
+        push_mark(marks, acc->last_us, SPLIT_TURNAROUND);
         gint64 d1 = acc->last_us - r0->first_us, d2 = acc->last_us - rn->first_us;
         wmem_array_append_one(rf, d1);
         wmem_array_append_one(rl, d2);
@@ -707,14 +841,20 @@ static void finalize_transfer(ota_transfer_t *x)
     s->rtt_last_p95 = quantile_s(rl, 0.95);
     s->turnaround_median = quantile_s(ta, 0.5);
     s->turnaround_p95 = quantile_s(ta, 0.95);
+    if (s->first_request_us >= 0 && end > s->first_request_us) {
+        split_time(s, marks, air, s->first_request_us, end);
+        count_stalls(s, x, stall_s, end);
+    }
+    g_array_free(marks, TRUE);
     wmem_destroy_allocator(tmp);
 }
 
 void ota_track_finalize(ota_track_t *t, double stall_s)
 {
-    (void)stall_s;
-    if (!t->dirty)
+    if (!t->dirty && stall_s == t->finalized_stall_s)
         return;
+    wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
+    wmem_map_t *air_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++)
         memset(&(*(ota_transfer_t **)wmem_array_index(t->xfer_list, i))->st, 0, sizeof(ota_stats_t));
     /* Datagram copies, each tied to its message's transfer. */
@@ -725,19 +865,40 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         if (!c->msg)
             continue;
         ota_stats_t *s = &c->msg->xfer->st;
+        s->datagram_copies++;
+        s->acks_visible = t->acks_seen;
         for (guint k = 0; k < c->n_frags; k++) {
             s->mac_retries += c->frags[k].transmissions - 1;
-            if (c->size && t->acks_seen && !c->frags[k].acked)
-                s->fragments_lost++;
+            s->frames_sent++;
+            if (t->acks_seen && !c->frags[k].acked) {
+                s->frames_unacked++;
+                s->fragments_lost += c->size != 0;
+            }
         }
         if (c->size) {
             s->datagrams_fragmented++;
             s->datagrams_incomplete += !c->complete;
         }
     }
-    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++)
-        finalize_transfer(*(ota_transfer_t **)wmem_array_index(t->xfer_list, i));
+    /* Each transfer's frames on the air, through the copies they carried. */
+    for (guint i = 0; i < wmem_array_get_count(t->air); i++) {
+        const ota_air_t *a = (const ota_air_t *)wmem_array_index(t->air, i);
+        if (!a->copy->msg)
+            continue;
+        wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(air_by_xfer, a->copy->msg->xfer);
+        if (!list) {
+            list = wmem_array_new(tmp, sizeof(ota_air_t));
+            wmem_map_insert(air_by_xfer, a->copy->msg->xfer, list);
+        }
+        wmem_array_append_one(list, *a);
+    }
+    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
+        ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+        finalize_transfer(x, (wmem_array_t *)wmem_map_lookup(air_by_xfer, x), stall_s);
+    }
+    wmem_destroy_allocator(tmp);
     t->dirty = FALSE;
+    t->finalized_stall_s = stall_s;
 }
 
 ota_transfer_t *ota_track_transfer(ota_track_t *t, guint32 transfer_id)
@@ -753,4 +914,57 @@ guint ota_track_n_transfers(const ota_track_t *t)
 ota_transfer_t *ota_track_transfer_at(ota_track_t *t, guint i)
 {
     return *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+}
+
+static int cmp_progress(const void *a, const void *b)
+{
+    const ota_progress_t *x = (const ota_progress_t *)a, *y = (const ota_progress_t *)b;
+    return x->ts_us < y->ts_us ? -1 : x->ts_us > y->ts_us;
+}
+
+wmem_array_t *ota_track_progress(ota_track_t *t, ota_transfer_t *x, wmem_allocator_t *scope)
+{
+    wmem_array_t *pts = wmem_array_new(scope, sizeof(ota_progress_t));
+    wmem_map_t *asked = wmem_map_new(scope, g_direct_hash, g_direct_equal);
+    wmem_map_t *got = wmem_map_new(scope, g_direct_hash, g_direct_equal);
+    (void)t;
+
+    /* Points first, bytes after: the repeats interleave with the blocks in time. */
+    for (guint i = 0; i < wmem_array_get_count(x->msgs); i++) {
+        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
+        if (!o->is_request)
+            continue;
+        guint nr = wmem_array_get_count(o->rounds);
+        gboolean again = wmem_map_contains(asked, GUINT_TO_POINTER(o->offset + 1));
+        wmem_map_insert(asked, GUINT_TO_POINTER(o->offset + 1), NULL);
+        for (guint k = 0; k < nr; k++) {
+            const ota_round_t *rd = (ota_round_t *)wmem_array_index(o->rounds, k);
+            if (k == 0 && !again)
+                continue;
+            ota_progress_t p = { rd->first_us, 0, k ? OTA_PROGRESS_RETRANSMISSION : OTA_PROGRESS_REREQUEST };
+            wmem_array_append_one(pts, p);
+        }
+        const ota_msg_t *resp = NULL;
+        const ota_round_t *acc = accepted_round(o, &resp);
+        const ota_msg_t *blk = x->upload ? o : resp;
+        if (!acc || resp->code < 64 || resp->code >= 96 || !blk->has_block || !blk->len)
+            continue;
+        /* bytes carries the block's length until the running sum below. */
+        ota_progress_t p = { acc->last_us, blk->len + 1, OTA_PROGRESS_BLOCK };
+        if (wmem_map_contains(got, GUINT_TO_POINTER(blk->offset + 1)))
+            p.bytes = 1;
+        wmem_map_insert(got, GUINT_TO_POINTER(blk->offset + 1), NULL);
+        wmem_array_append_one(pts, p);
+    }
+    guint n = wmem_array_get_count(pts);
+    if (n)
+        qsort(wmem_array_get_raw(pts), n, sizeof(ota_progress_t), cmp_progress);
+    guint32 sum = 0;
+    for (guint i = 0; i < n; i++) {
+        ota_progress_t *p = (ota_progress_t *)wmem_array_index(pts, i);
+        if (p->kind == OTA_PROGRESS_BLOCK)
+            sum += p->bytes - 1;
+        p->bytes = sum;
+    }
+    return pts;
 }

@@ -30,6 +30,7 @@ typedef struct {
     guint8     seq;
     gboolean   ack_request;
     ota_addr_t src, dst;
+    guint32    air_us;           /* time on air: (PSDU + 6-byte PHY header) x 32 us */
 } ota_link_in_t;
 
 typedef struct ota_copy ota_copy_t;
@@ -49,6 +50,7 @@ typedef struct {
     ota_copy_t *copy;            /* the datagram copy a fragment belongs to */
     guint16    frag_offset, frag_len;
     guint      frag_index;       /* index in copy->frags */
+    guint32    air_us;
 } ota_frame_t;
 
 typedef struct {
@@ -125,7 +127,23 @@ typedef struct {
     guint32  mac_retries, datagrams_fragmented, datagrams_incomplete, fragments_lost;
     double   rtt_first_median, rtt_first_p95, rtt_last_median, rtt_last_p95;
     double   turnaround_median, turnaround_p95;   /* seconds; < 0 when none */
+    /* Where the duration went (docs/ota-sessions.md); the four add up to it. */
+    double   time_air_s, time_timeouts_s, time_network_s, time_turnaround_s;
+    guint32  stalls;              /* silences longer than the stall threshold */
+    double   stalled_s;           /* their total length */
+    /* For loss models: every datagram copy of the transfer (fragmented or
+     * not, every hop), its distinct frames, and those never acknowledged. */
+    guint32  datagram_copies, frames_sent, frames_unacked;
+    gboolean acks_visible;
 } ota_stats_t;
+
+/* A point of a transfer's progress, for plots. */
+enum ota_progress_kind { OTA_PROGRESS_BLOCK, OTA_PROGRESS_RETRANSMISSION, OTA_PROGRESS_REREQUEST };
+typedef struct {
+    gint64  ts_us;
+    guint32 bytes;                /* distinct block bytes accepted by then */
+    enum ota_progress_kind kind;
+} ota_progress_t;
 
 struct ota_transfer {
     guint32    id;
@@ -142,6 +160,7 @@ struct ota_transfer {
     guint32    next_offset;       /* contiguous bytes so far (first pass) */
     guint32    highest_requested;
     gint64     last_response_us;  /* first pass: for turn-around */
+    wmem_array_t *silences;       /* gint64 pairs {start_us, length_us}: gaps >= 1 s between copies */
     gboolean   image_verified;
     ota_stats_t st;               /* finalize */
 };
@@ -166,5 +185,8 @@ void             ota_track_finalize(ota_track_t *t, double stall_s);
 ota_transfer_t  *ota_track_transfer(ota_track_t *t, guint32 transfer_id);
 guint            ota_track_n_transfers(const ota_track_t *t);
 ota_transfer_t  *ota_track_transfer_at(ota_track_t *t, guint i);   /* in id order */
+/* The transfer's progress: a point per accepted block and per repeated
+ * request, in time order (allocated in scope). */
+wmem_array_t    *ota_track_progress(ota_track_t *t, ota_transfer_t *x, wmem_allocator_t *scope);
 
 #endif

@@ -15,7 +15,7 @@
 #include "packet-meter-ota.h"
 #include "packet-meter-stats.h"
 
-#define OTA_TSV_VERSION "meterscope-ota 1"
+#define OTA_TSV_VERSION "meterscope-ota 2"
 
 static int meter_ota_tap = -1;
 
@@ -62,29 +62,53 @@ static char *num_or_dash(double v, const char *fmt)
     return v < 0 ? g_strdup("-") : g_strdup_printf(fmt, v);
 }
 
+/* Version 2: every line starts with its record type; "#T" and "#P" name the
+ * columns of the T (transfer) and P (progress point) records. A reader
+ * looks columns up by name, so columns may be added without a new version. */
+static void print_tsv_transfer(const ota_transfer_t *x)
+{
+    const ota_stats_t *s = &x->st;
+
+    printf("T\t%u\t%s\t%s\t/%s\t%s\t%u\t%u\t%u\t%d\t%u\t%u\t%d\t%d\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT
+           "\t%" G_GINT64_FORMAT "\t%.6f\t%.6f\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u"
+           "\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%u\t%u"
+           "\t%.6f\t%.6f\t%.6f\t%.6f\t%u\t%.6f\t%u\t%u\t%u\t%d\t%" G_GINT64_FORMAT "\n",
+           x->id, x->meter, x->gateway, x->path, x->upload ? "block1" : "block2", x->szx_first, x->szx,
+           16u << x->szx, x->renegotiated, s->blocks, s->bytes, s->complete, x->image_verified,
+           s->first_request_us, s->last_response_us, s->last_activity_us, s->duration_s, s->rate_Bps,
+           s->requests, s->retransmissions, s->rerequests, s->duplicate_responses, s->error_responses,
+           s->mac_retries, s->datagrams_fragmented, s->datagrams_incomplete, s->fragments_lost,
+           s->rtt_first_median, s->rtt_first_p95, s->rtt_last_median, s->rtt_last_p95,
+           s->turnaround_median, s->turnaround_p95, s->first_frame, s->last_frame,
+           s->time_air_s, s->time_timeouts_s, s->time_network_s, s->time_turnaround_s, s->stalls, s->stalled_s,
+           s->datagram_copies, s->frames_sent, s->frames_unacked, s->acks_visible, x->size_hint);
+}
+
 static void print_tsv(ota_track_t *t, GHashTable *seen)
 {
+    static const char *const kinds[] = { "block", "retransmission", "rerequest" };
+
     printf("# " OTA_TSV_VERSION "\n");
-    printf("transfer\tmeter\tgateway\tpath\tkind\tszx_first\tszx\tblock_size\trenegotiated\tblocks\tbytes"
+    printf("#T\ttransfer\tmeter\tgateway\tpath\tkind\tszx_first\tszx\tblock_size\trenegotiated\tblocks\tbytes"
            "\tcomplete\tverified\tfirst_request_us\tlast_response_us\tlast_activity_us\tduration_s\trate_Bps"
            "\trequests\tretransmissions\trerequests\tduplicate_responses\terror_responses\tmac_retries"
            "\tdatagrams_fragmented\tdatagrams_incomplete\tfragments_lost\trtt_first_median_s\trtt_first_p95_s"
-           "\trtt_last_median_s\trtt_last_p95_s\tturnaround_median_s\tturnaround_p95_s\tfirst_frame\tlast_frame\n");
+           "\trtt_last_median_s\trtt_last_p95_s\tturnaround_median_s\tturnaround_p95_s\tfirst_frame\tlast_frame"
+           "\ttime_air_s\ttime_timeouts_s\ttime_network_s\ttime_turnaround_s\tstalls\tstalled_s"
+           "\tdatagram_copies\tframes_sent\tframes_unacked\tacks_visible\tsize_hint\n");
+    printf("#P\ttransfer\tts_us\tbytes\tkind\n");
     for (guint i = 0; i < ota_track_n_transfers(t); i++) {
         ota_transfer_t *x = ota_track_transfer_at(t, i);
-        const ota_stats_t *s = &x->st;
         if (!g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
             continue;
-        printf("%u\t%s\t%s\t/%s\t%s\t%u\t%u\t%u\t%d\t%u\t%u\t%d\t%d\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT
-               "\t%" G_GINT64_FORMAT "\t%.6f\t%.6f\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u"
-               "\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%u\t%u\n",
-               x->id, x->meter, x->gateway, x->path, x->upload ? "block1" : "block2", x->szx_first, x->szx,
-               16u << x->szx, x->renegotiated, s->blocks, s->bytes, s->complete, x->image_verified,
-               s->first_request_us, s->last_response_us, s->last_activity_us, s->duration_s, s->rate_Bps,
-               s->requests, s->retransmissions, s->rerequests, s->duplicate_responses, s->error_responses,
-               s->mac_retries, s->datagrams_fragmented, s->datagrams_incomplete, s->fragments_lost,
-               s->rtt_first_median, s->rtt_first_p95, s->rtt_last_median, s->rtt_last_p95,
-               s->turnaround_median, s->turnaround_p95, s->first_frame, s->last_frame);
+        print_tsv_transfer(x);
+        wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
+        wmem_array_t *pts = ota_track_progress(t, x, tmp);
+        for (guint k = 0; k < wmem_array_get_count(pts); k++) {
+            const ota_progress_t *p = (const ota_progress_t *)wmem_array_index(pts, k);
+            printf("P\t%u\t%" G_GINT64_FORMAT "\t%u\t%s\n", x->id, p->ts_us, p->bytes, kinds[p->kind]);
+        }
+        wmem_destroy_allocator(tmp);
     }
 }
 

@@ -455,6 +455,9 @@ static ota_frame_t *track_link(packet_info *pinfo, gboolean has_coap)
         /* No 802.15.4 (the gateway's Ethernet): the messages still need a frame. */
         return has_coap ? ota_track_frame(meter_ota_tracker(), &in) : NULL;
     in.has_wpan = TRUE;
+    /* 250 kbit/s: 32 us a byte, with the 6-byte PHY header and the FCS
+     * (a record without the FCS still had one on the air). */
+    in.air_us = (tvb_reported_length(psdu) + (has_fcs ? 0 : 2) + 6) * 32;
     in.frame_type = wv.frame_type;
     in.seq = wv.seq;
     in.ack_request = wv.ack_request;

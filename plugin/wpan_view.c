@@ -29,8 +29,9 @@ static tvbuff_t *zep_psdu(tvbuff_t *frame, gboolean *has_fcs)
     plen = tvb_get_guint8(frame, zep + 31);
     if (zep + 32 + plen > len)
         return NULL;
-    /* CRC mode (non-zero) keeps the FCS; LQI mode replaces it with LQI/RSSI. */
-    *has_fcs = tvb_get_guint8(frame, zep + 7) != 0;
+    /* CRC mode keeps the FCS; LQI mode puts LQI/RSSI in its 2 bytes. Either
+     * way the PSDU ends in 2 bytes that are not payload. */
+    *has_fcs = TRUE;
     return tvb_new_subset_length(frame, zep + 32, plen);
 }
 

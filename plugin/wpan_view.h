@@ -22,7 +22,8 @@ typedef struct {
     gint     payload_end;         /* before the MIC and FCS */
 } wpan_view_t;
 
-/* The PSDU within a record: a subset of frame, and whether it ends in an FCS.
+/* The PSDU within a record: a subset of frame, and whether it ends in an FCS
+ * (or in the 2 bytes a ZEP sniffer in LQI mode puts there).
  * encap is the record's WTAP_ENCAP_*. NULL when the record holds none. */
 tvbuff_t *wpan_view_psdu(tvbuff_t *frame, int encap, gboolean *has_fcs);
 gboolean  wpan_view_parse(tvbuff_t *psdu, gboolean has_fcs, wpan_view_t *out);

@@ -201,7 +201,7 @@ static void ack_written(gpointer obj, gpointer arg)
     ack_out_t *ao = arg;
 
     sniff(acker, ao->ack);
-    truth_ack_sent(acker->w->truth, ao->dg, ao->hop, ao->frag);
+    truth_ack_sent(acker->w->truth, ao->dg, ao->hop, ao->frag, ao->ack->len);
     g_byte_array_unref(ao->ack);
     if (ao->dg)
         datagram_unref(ao->dg);

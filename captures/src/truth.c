@@ -13,6 +13,7 @@
 #include "meter_app.h"
 #include "gateway_app.h"
 #include "truth_on_air.h"
+#include "channel.h"
 
 typedef struct {
     guint64 frames, acks, data_requests, broadcasts;
@@ -151,7 +152,7 @@ void truth_mac_attempt(truth_t *t, mac_tx_t *tx)
         return;
     if (dg->fragmented)
         t->air.fragment_frames++;
-    on_air_frame(dg, tx->hop, tx->frag, tx->sent > 1);
+    on_air_frame(dg, tx->hop, tx->frag, tx->sent > 1, now, air_time_us(tx->psdu->len));
     if (dg->msg.xfer) {
         if (tx->sent > 1)
             dg->msg.xfer->mac_retries++;
@@ -174,11 +175,11 @@ void truth_mac_failed(truth_t *t, const mac_tx_t *tx)
         tx->dg->msg.xfer->fragments_unacked++;
 }
 
-void truth_ack_sent(truth_t *t, const datagram_t *dg, int hop, int frag)
+void truth_ack_sent(truth_t *t, const datagram_t *dg, int hop, int frag, gsize ack_len)
 {
     t->air.frames++;
     t->air.acks++;
-    on_air_acked(dg, hop, frag);
+    on_air_acked(dg, hop, frag, t->w->p.start_epoch_us + world_now(t->w), air_time_us(ack_len));
 }
 
 void truth_datagram_sent(truth_t *t, datagram_t *dg)

@@ -36,7 +36,16 @@ typedef struct {
     guint32  acked[MAX_PATH];    /* fragments with an ACK on air for some transmission */
     gint64   copy_us[MAX_PATH];  /* complete on air, per hop; NO_TIME none */
     gint64   gw_us;              /* the gateway's copy; NO_TIME none */
+    GArray  *air;                /* gint64 pairs {start, end}: its frames and their ACKs on air */
 } dg_rec_t;
+
+static void dg_rec_free(gpointer p)
+{
+    dg_rec_t *r = p;
+
+    g_array_free(r->air, TRUE);
+    g_free(r);
+}
 
 struct on_air {
     GHashTable *by_xfer;         /* truth_xfer_t* -> GPtrArray of dg_rec_t* */
@@ -78,6 +87,7 @@ void on_air_datagram(on_air_t *oa, datagram_t *dg)
     r->n_hops = dg->n_path - 1;
     r->block = -1;
     r->gw_us = NO_TIME;
+    r->air = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
     for (int h = 0; h < MAX_PATH; h++)
         r->copy_us[h] = NO_TIME;
     if (coap_msg_decode(dg->msg.coap->data, dg->msg.coap->len, &c)) {
@@ -96,19 +106,27 @@ void on_air_datagram(on_air_t *oa, datagram_t *dg)
     }
     recs = g_hash_table_lookup(oa->by_xfer, x);
     if (!recs) {
-        recs = g_ptr_array_new_with_free_func(g_free);
+        recs = g_ptr_array_new_with_free_func(dg_rec_free);
         g_hash_table_insert(oa->by_xfer, x, recs);
     }
     g_ptr_array_add(recs, r);
     dg->truth_rec = r;
 }
 
-void on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry)
+static void add_air(dg_rec_t *r, gint64 end_us, gint64 dur_us)
+{
+    gint64 span[2] = { end_us - dur_us, end_us };
+
+    g_array_append_val(r->air, span);
+}
+
+void on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry, gint64 end_us, gint64 dur_us)
 {
     dg_rec_t *r = dg->truth_rec;
 
     if (!r)
         return;
+    add_air(r, end_us, dur_us);
     r->fragmented = dg->fragmented;
     r->sent[hop] |= 1u << frag;
     if (retry)
@@ -121,10 +139,12 @@ void on_air_copy(const datagram_t *dg, int hop, gint64 us)
         ((dg_rec_t *)dg->truth_rec)->copy_us[hop] = us;
 }
 
-void on_air_acked(const datagram_t *dg, int hop, int frag)
+void on_air_acked(const datagram_t *dg, int hop, int frag, gint64 end_us, gint64 dur_us)
 {
-    if (dg && dg->truth_rec)
+    if (dg && dg->truth_rec) {
         ((dg_rec_t *)dg->truth_rec)->acked[hop] |= 1u << frag;
+        add_air(dg->truth_rec, end_us, dur_us);
+    }
 }
 
 void on_air_gateway(const datagram_t *dg, gint64 us)
@@ -142,6 +162,7 @@ typedef struct {
     gint64  block;
     guint32 len;
     guint   rounds;
+    GArray *round_at;             /* gint64: first copy of each round */
     gint64  first, last_first;    /* first copy of its first and of its last round */
     gint64  acc_first, acc_last;  /* its accepted response round's first and last copy */
 } req_t;
@@ -150,7 +171,13 @@ typedef struct {
     gint64  first_request, last_response, last_activity;
     guint32 blocks, bytes, requests, retransmissions, rerequests, mac_retries;
     guint32 frag_copies, frag_incomplete, frags_lost;
+    guint32 copies, frames, frames_unacked;
     GArray *rtt_first, *rtt_last, *turnaround;   /* gint64 microseconds */
+    GArray *air;                 /* gint64 {start, end} of every frame and ACK */
+    GArray *activity;            /* gint64: every copy's time */
+    gint64  split[4];            /* air, timeouts, network, turn-around */
+    guint32 stalls;
+    gint64  stalled;
 } summary_t;
 
 static gint64 first_copy(const dg_rec_t *r, gboolean gw)
@@ -204,6 +231,14 @@ static guint32 bit_count(guint32 v)
 static void fragment_counts(summary_t *m, const dg_rec_t *r)
 {
     m->mac_retries += r->mac_retries;
+    g_array_append_vals(m->air, r->air->data, r->air->len);
+    for (int h = 0; h < r->n_hops; h++) {
+        if (!r->sent[h])
+            continue;
+        m->copies++;
+        m->frames += bit_count(r->sent[h]);
+        m->frames_unacked += bit_count(r->sent[h] & ~r->acked[h]);
+    }
     if (!r->fragmented)
         return;
     for (int h = 0; h < r->n_hops; h++) {
@@ -293,9 +328,111 @@ static void request_order(summary_t *m, GPtrArray *order)
     g_hash_table_destroy(asked);
 }
 
+static void req_free(gpointer p)
+{
+    req_t *q = p;
+
+    g_array_free(q->round_at, TRUE);
+    g_free(q);
+}
+
+/* ---- where the time went (docs/ota-sessions.md) ---- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+
+enum { SPLIT_AIR, SPLIT_TIMEOUTS, SPLIT_NETWORK, SPLIT_TURNAROUND };
+
+typedef struct {
+    gint64 at;
+    int    what;
+} mark_t;
+
+static void mark(GArray *marks, gint64 at, int what)
+{
+    mark_t mk = { at, what };
+
+    /* A later event overrides marks it precedes. */
+    while (marks->len && g_array_index(marks, mark_t, marks->len - 1).at > at)
+        g_array_set_size(marks, marks->len - 1);
+    g_array_append_val(marks, mk);
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+    const gint64 *x = a, *y = b;
+
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Microseconds of [from, to) covered by at least one span of air (sorted). */
+static gint64 air_within(const GArray *air, gint64 from, gint64 to)
+{
+    gint64 covered = 0, reach = from;
+
+    for (guint i = 0; i < air->len; i++) {
+        const gint64 *sp = &g_array_index(air, gint64, 2 * i);
+        gint64 a = MAX(sp[0], reach), b = MIN(sp[1], to);
+        if (sp[0] >= to)
+            break;
+        if (b > a) {
+            covered += b - a;
+            reach = b;
+        }
+    }
+    return covered;
+}
+
+static void time_split(summary_t *m, GPtrArray *order, gint64 end)
+{
+    GArray *marks = g_array_new(FALSE, FALSE, sizeof(mark_t));
+
+    for (guint i = 0; i < order->len; i++) {
+        req_t *q = g_ptr_array_index(order, i);
+        gboolean answered = q->acc_last != NO_TIME;
+
+        g_array_sort(q->round_at, cmp_i64);
+        for (guint k = 0; k < q->round_at->len; k++)
+            mark(marks, g_array_index(q->round_at, gint64, k),
+                 k + 1 == q->round_at->len && answered ? SPLIT_NETWORK : SPLIT_TIMEOUTS);
+        if (answered)
+            mark(marks, q->acc_last, SPLIT_TURNAROUND);
+    }
+    qsort(m->air->data, m->air->len, 2 * sizeof(gint64), cmp_span);
+    for (guint i = 0; i < marks->len; i++) {
+        const mark_t *mk = &g_array_index(marks, mark_t, i);
+        gint64 from = MAX(mk->at, m->first_request);
+        gint64 to = MIN(i + 1 < marks->len ? g_array_index(marks, mark_t, i + 1).at : end, end);
+        if (to <= from)
+            continue;
+        gint64 air = air_within(m->air, from, to);
+        m->split[SPLIT_AIR] += air;
+        m->split[mk->what] += to - from - air;
+    }
+    g_array_free(marks, TRUE);
+}
+
+/* Silences longer than the plugin's default stall threshold (10 s). */
+static void stalls(summary_t *m, gint64 end)
+{
+    g_array_sort(m->activity, cmp_i64);
+    for (guint i = 1; i < m->activity->len; i++) {
+        gint64 a = g_array_index(m->activity, gint64, i - 1), b = g_array_index(m->activity, gint64, i);
+        if (a >= m->first_request && b <= end && b - a > 10000000) {
+            m->stalls++;
+            m->stalled += b - a;
+        }
+    }
+}
+
 static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block1)
 {
-    GHashTable *reqs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    GHashTable *reqs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, req_free);
     GHashTable *blocks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     GPtrArray *order = g_ptr_array_new();
 
@@ -308,6 +445,11 @@ static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block
         if (fc == NO_TIME)
             continue;
         m->last_activity = MAX(m->last_activity, last_copy(r, gw));
+        if (gw)
+            g_array_append_val(m->activity, r->gw_us);
+        for (int h = 0; !gw && h < r->n_hops; h++)
+            if (r->copy_us[h] != NO_TIME)
+                g_array_append_val(m->activity, r->copy_us[h]);
         if (!r->upstream || !r->request)
             continue;
         req_t *q = g_hash_table_lookup(reqs, GUINT_TO_POINTER(r->mid));
@@ -319,16 +461,23 @@ static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block
             q->len = r->payload_len;
             q->first = q->last_first = fc;
             q->acc_first = q->acc_last = NO_TIME;
+            q->round_at = g_array_new(FALSE, FALSE, sizeof(gint64));
             g_hash_table_insert(reqs, GUINT_TO_POINTER(r->mid), q);
             g_ptr_array_add(order, q);
         }
         q->rounds++;
+        g_array_append_val(q->round_at, fc);
         q->first = MIN(q->first, fc);
         q->last_first = MAX(q->last_first, fc);
     }
     if (recs)
         responses(m, recs, reqs, blocks, gw, block1);
     request_order(m, order);
+    gint64 end = m->last_response != NO_TIME ? m->last_response : m->last_activity;
+    if (m->first_request != NO_TIME && end > m->first_request) {
+        time_split(m, order, end);
+        stalls(m, end);
+    }
     m->blocks = g_hash_table_size(blocks);
     for (gint64 at = 0; g_hash_table_contains(blocks, &at);) {
         guint32 len = GPOINTER_TO_UINT(g_hash_table_lookup(blocks, &at));
@@ -352,12 +501,6 @@ static void put_time(GString *s, const char *key, gint64 us)
         g_string_append_printf(s, "\"%s\": %" G_GINT64_FORMAT, key, us);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
-
-    return x < y ? -1 : x > y;
-}
 
 /* Median and 95th percentile, nearest rank: the value at rank ceil(p n). */
 static void put_quantiles(GString *s, const char *key, GArray *v)
@@ -382,6 +525,8 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
     m.rtt_first = g_array_new(FALSE, FALSE, sizeof(gint64));
     m.rtt_last = g_array_new(FALSE, FALSE, sizeof(gint64));
     m.turnaround = g_array_new(FALSE, FALSE, sizeof(gint64));
+    m.air = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
+    m.activity = g_array_new(FALSE, FALSE, sizeof(gint64));
     summarise(&m, g_hash_table_lookup(oa->by_xfer, x), gateway_view, strcmp(x->kind, "block1") == 0);
     end = m.last_response != NO_TIME ? m.last_response : m.last_activity;
 
@@ -409,8 +554,16 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
     put_quantiles(s, "rtt_last", m.rtt_last);
     g_string_append(s, ",\n       ");
     put_quantiles(s, "turnaround", m.turnaround);
+    g_string_append_printf(s,
+        ",\n       \"time_air_s\": %.6f, \"time_timeouts_s\": %.6f, \"time_network_s\": %.6f, "
+        "\"time_turnaround_s\": %.6f,\n       \"stalls\": %u, \"stalled_s\": %.6f, "
+        "\"datagram_copies\": %u, \"frames_sent\": %u, \"frames_unacked\": %u",
+        m.split[SPLIT_AIR] / 1e6, m.split[SPLIT_TIMEOUTS] / 1e6, m.split[SPLIT_NETWORK] / 1e6,
+        m.split[SPLIT_TURNAROUND] / 1e6, m.stalls, m.stalled / 1e6, m.copies, m.frames, m.frames_unacked);
     g_string_append(s, "}");
     g_array_free(m.rtt_first, TRUE);
     g_array_free(m.rtt_last, TRUE);
     g_array_free(m.turnaround, TRUE);
+    g_array_free(m.air, TRUE);
+    g_array_free(m.activity, TRUE);
 }

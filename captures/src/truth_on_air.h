@@ -16,12 +16,14 @@ on_air_t *on_air_new(void);
 void      on_air_free(on_air_t *oa);
 /* dg carries a message of a transfer: start its record (once). */
 void      on_air_datagram(on_air_t *oa, datagram_t *dg);
-/* One transmission of fragment frag of dg on hop (retry: not its first). */
-void      on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry);
+/* One transmission of fragment frag of dg on hop (retry: not its first),
+ * on the air for dur_us until end_us (capture time). */
+void      on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry, gint64 end_us, gint64 dur_us);
 /* The copy of dg on hop became complete on air at capture time us. */
 void      on_air_copy(const datagram_t *dg, int hop, gint64 us);
-/* An ACK frame for a transmission of fragment frag of dg on hop went on air. */
-void      on_air_acked(const datagram_t *dg, int hop, int frag);
+/* An ACK frame for a transmission of fragment frag of dg on hop went on air
+ * (for dur_us, until end_us). */
+void      on_air_acked(const datagram_t *dg, int hop, int frag, gint64 end_us, gint64 dur_us);
 /* The gateway's copy: a request arriving, a response leaving (capture time). */
 void      on_air_gateway(const datagram_t *dg, gint64 us);
 /* Appends x's `"on_air": {...}` object, for the 802.15.4 captures or the

@@ -94,3 +94,19 @@ def count(rows, gateway_view):
                 c["con_retransmissions"] += 1
             seen_con.add(key)
     return c
+
+
+def ota_tsv(text):
+    """The records of `-z meter,ota,tsv` (version 2): a list of transfer dicts
+    (T records) and a list of progress-point dicts (P records), keyed by the
+    column names its #T and #P lines give."""
+    lines = text.splitlines()
+    start = lines.index("# meterscope-ota 2")
+    names, records = {}, {"T": [], "P": []}
+    for line in lines[start + 1:]:
+        cells = line.split("\t")
+        if cells[0].startswith("#"):
+            names[cells[0][1:]] = cells[1:]
+        elif cells[0] in names:
+            records.setdefault(cells[0], []).append(dict(zip(names[cells[0]], cells[1:])))
+    return records["T"], records["P"]

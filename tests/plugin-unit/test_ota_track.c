@@ -66,15 +66,18 @@ static void fx_done(fx_t *fx)
 
 /* ---- link layer ---- */
 
+#define DATA_AIR_US ((127 + 6) * 32)   /* a full frame */
+#define ACK_AIR_US  ((5 + 6) * 32)
+
 static ota_frame_t *data_frame(fx_t *fx, gint64 us, ota_addr_t src, ota_addr_t dst, guint8 seq)
 {
-    ota_link_in_t in = { ++fx->frame, us, TRUE, 1, seq, TRUE, src, dst };
+    ota_link_in_t in = { ++fx->frame, us, TRUE, 1, seq, TRUE, src, dst, DATA_AIR_US };
     return ota_track_frame(fx->t, &in);
 }
 
 static ota_frame_t *ack_frame(fx_t *fx, gint64 us, guint8 seq)
 {
-    ota_link_in_t in = { ++fx->frame, us, TRUE, 2, seq, FALSE, 0, 0 };
+    ota_link_in_t in = { ++fx->frame, us, TRUE, 2, seq, FALSE, 0, 0, ACK_AIR_US };
     return ota_track_frame(fx->t, &in);
 }
 
@@ -278,7 +281,7 @@ static void test_retry_vs_duplicate(void)
     g_assert_cmpuint(f10->first_tx_frame, ==, f8->frame);
 
     /* A frame without an 802.15.4 header is never classified. */
-    ota_link_in_t eth = { ++fx.frame, 1020300, FALSE, 0, 11, FALSE, M_LINK, 0 };
+    ota_link_in_t eth = { ++fx.frame, 1020300, FALSE, 0, 11, FALSE, M_LINK, 0, 0 };
     ota_frame_t *fe = ota_track_frame(fx.t, &eth);
     g_assert_false(fe->mac_retry || fe->sniffer_dup);
 
@@ -638,6 +641,16 @@ static void test_download_rtt_turnaround(void)
     /* Turn-arounds 10, 30, 20 ms. */
     assert_s(s->turnaround_median, 0.02);
     assert_s(s->turnaround_p95, 0.03);
+    /* Where the time went. Each block: 4 frames and 4 ACKs on the air; the
+     * first request's frame ends at the start, the last ACK after the end.
+     * In each turn-around: the response's last ACK and the next request. */
+    gint64 air = 4 * (4 * DATA_AIR_US + 4 * ACK_AIR_US) - DATA_AIR_US - ACK_AIR_US;
+    gint64 turn = (10 + 30 + 20) * MS - 3 * (ACK_AIR_US + DATA_AIR_US);
+    assert_s(s->time_air_s, air / 1e6);
+    assert_s(s->time_turnaround_s, turn / 1e6);
+    assert_s(s->time_timeouts_s, 0);
+    assert_s(s->time_network_s, (1060 * MS - air - turn) / 1e6);
+    g_assert_cmpuint(s->stalls, ==, 0);
     fx_done(&fx);
 }
 
@@ -1092,7 +1105,7 @@ static void test_finalize_idempotent(void)
     assert_same_stats(&once, &twice);
 
     /* A frame that adds nothing still makes the next call recompute. */
-    ota_link_in_t nothing = { ++fx.frame, 3 * SEC, FALSE, 0, 0, FALSE, 0, 0 };
+    ota_link_in_t nothing = { ++fx.frame, 3 * SEC, FALSE, 0, 0, FALSE, 0, 0, 0 };
     ota_track_frame(fx.t, &nothing);
     snap(&fx, 1, &twice);
     assert_same_stats(&once, &twice);

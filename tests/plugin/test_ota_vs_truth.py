@@ -4,8 +4,6 @@ generator's truth says a sniffer could see is found once by `tshark -z
 meter,ota,tsv`, none is invented, and every number of the truth's `on_air`
 record (docs/ota-sessions.md) is equal: counts exactly, times to the
 microsecond (the capture's resolution), rates to 1e-6 relative."""
-import csv
-import io
 import os
 import subprocess
 import sys
@@ -14,10 +12,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import tshark_view as tv  # noqa: E402
 
 COUNTS = ["blocks", "bytes", "requests", "retransmissions", "rerequests", "mac_retries",
-          "datagrams_fragmented", "datagrams_incomplete", "fragments_lost"]
+          "datagrams_fragmented", "datagrams_incomplete", "fragments_lost", "stalls", "datagram_copies",
+          "frames_sent", "frames_unacked"]
 TIMES_US = ["first_request_us", "last_response_us", "last_activity_us"]
 SECONDS = ["duration_s", "rtt_first_median_s", "rtt_first_p95_s", "rtt_last_median_s", "rtt_last_p95_s",
-           "turnaround_median_s", "turnaround_p95_s"]
+           "turnaround_median_s", "turnaround_p95_s", "time_air_s", "time_timeouts_s", "time_network_s",
+           "time_turnaround_s", "stalled_s"]
+SPLIT = ["time_air_s", "time_timeouts_s", "time_network_s", "time_turnaround_s"]
 
 
 def plugin_rows(sandbox, so, capture, truth):
@@ -25,9 +26,8 @@ def plugin_rows(sandbox, so, capture, truth):
     for pref in truth.get("wireshark_prefs", []):
         cmd += ["-o", pref]
     out = subprocess.run(cmd + ["-q", "-z", "meter,ota,tsv"], check=True, capture_output=True,
-                         text=True).stdout.splitlines()
-    start = out.index("# meterscope-ota 1")
-    return list(csv.DictReader(io.StringIO("\n".join(out[start + 1:])), delimiter="\t"))
+                         text=True).stdout
+    return tv.ota_tsv(out)[0]
 
 
 def differences(row, x):
@@ -46,6 +46,9 @@ def differences(row, x):
         want = oa[k] if oa[k] is not None else (0 if k == "duration_s" else -1)
         if abs(float(row[k]) - want) > 1.5e-6:
             diff.append("%s %s != %s" % (k, row[k], want))
+    parts = sum(float(row[k]) for k in SPLIT)
+    if abs(parts - float(row["duration_s"])) > 4e-6:
+        diff.append("time split adds up to %.6f, not the duration %s" % (parts, row["duration_s"]))
     rate = oa["rate_Bps"] or 0
     if abs(float(row["rate_Bps"]) - rate) > 1e-6 * max(rate, 1):
         diff.append("rate %s != %s" % (row["rate_Bps"], rate))

@@ -4,12 +4,13 @@
 exactly once, with its client, block size, block count, byte count and
 outcome, and invents none (the plain CON exchanges T16-T22 are not transfers).
 The whole run and each per-phase slice are checked."""
-import csv
-import io
 import json
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures"))
+import tshark_view as tv  # noqa: E402
 
 
 def node_addresses(gt, node):
@@ -20,9 +21,7 @@ def node_addresses(gt, node):
 def tsv_rows(sandbox, so, cap, opts):
     out = subprocess.run([sandbox, so, "-n", "-r", cap] + opts + ["-q", "-z", "meter,ota,tsv"],
                          check=True, capture_output=True, text=True).stdout
-    lines = out.splitlines()
-    start = lines.index("# meterscope-ota 1")
-    return list(csv.DictReader(io.StringIO("\n".join(lines[start + 1:])), delimiter="\t"))
+    return tv.ota_tsv(out)[0]
 
 
 def main():
