@@ -23,7 +23,7 @@
 #define MARK_CELL 3.0           /* px: at most one cross per cell of this size */
 #define MARK_HALF 4.0           /* px: half the size of a cross */
 #define LEGEND_ROW 18.0         /* px between legend entries */
-#define LEGEND_CHARS 22         /* longer legend texts are shortened */
+#define LEGEND_CHARS 19         /* longer legend texts are shortened */
 #define MIN_LABEL_PX 40.0       /* px a bar label needs before the next one */
 #define MIN_VALUE_PX 22.0       /* bars narrower than this get no value text */
 #define MIN_ROW_PX 13.0         /* px a row label needs before the next one */
@@ -157,20 +157,26 @@ static void put_num(GString *s, double v)
     g_string_append(s, buf);
 }
 
+/* v with up to `decimals` decimals, trailing zeros dropped. */
+static void format_fixed(char *buf, gsize size, double v, int decimals)
+{
+    char fmt[16];
+
+    g_snprintf(fmt, sizeof fmt, "%%.%df", CLAMP(decimals, 0, 12));
+    g_ascii_formatd(buf, size, fmt, v + 0.0);    /* + 0.0: no "-0" */
+    trim_zeros(buf);
+}
+
 /* A data value as people read it: up to `decimals` decimals for everyday
  * magnitudes, scientific notation beyond. */
 static void format_value(char *buf, gsize size, double v, int decimals)
 {
-    char fmt[16];
     double mag = fabs(v);
 
-    if (mag != 0.0 && (mag >= 1e9 || mag < 1e-4)) {
+    if (mag != 0.0 && (mag >= 1e9 || mag < 1e-4))
         g_ascii_formatd(buf, size, "%.4g", v);
-        return;
-    }
-    g_snprintf(fmt, sizeof fmt, "%%.%df", CLAMP(decimals, 0, 12));
-    g_ascii_formatd(buf, size, fmt, v + 0.0);    /* + 0.0: no "-0" */
-    trim_zeros(buf);
+    else
+        format_fixed(buf, size, v, decimals);
 }
 
 /* ---- Elements ---------------------------------------------------------- */
@@ -297,7 +303,7 @@ static axis_t nice_axis(double min, double max)
     double mag = MAX(fabs(min), fabs(max));
     axis_t a;
 
-    if (!(max - min > mag * 1e-9)) {
+    if (!(max - min > mag * 1e-12)) {
         double pad = mag > 1e-200 ? mag * 0.1 : 1.0;
         double mid = min / 2.0 + max / 2.0;
 
@@ -337,15 +343,16 @@ static double tick_value(const axis_t *a, int i)
 }
 
 /* A tick label with just enough digits to tell neighbouring ticks apart:
- * plain decimals for everyday magnitudes, scientific notation beyond. */
+ * plain decimals up to magnitudes like Unix times in microseconds,
+ * scientific notation beyond or for tiny steps. */
 static void format_tick(char *buf, gsize size, double v, const axis_t *a)
 {
     double mag = MAX(fabs(a->lo), fabs(a->hi));
     int step_digit = (int)floor(log10(a->step) + 1e-9);
     char fmt[16];
 
-    if (mag < 1e9 && a->step >= 1e-4) {
-        format_value(buf, size, v, MAX(0, -step_digit));
+    if (mag < 1e16 && a->step >= 1e-4) {
+        format_fixed(buf, size, v, MAX(0, -step_digit));
         return;
     }
     g_snprintf(fmt, sizeof fmt, "%%.%dg", CLAMP((int)floor(log10(mag)) - step_digit + 1, 1, 17));

@@ -435,6 +435,41 @@ static void test_line_degenerate(void)
     doc_clear(&doc);
 }
 
+/* No two tick labels alike, whatever the magnitude of the values. */
+static void assert_ticks_distinct(const svg_doc_t *doc)
+{
+    GPtrArray *ticks = g_hash_table_lookup(doc->texts, "tick");
+    guint i, j;
+
+    g_assert_nonnull(ticks);
+    g_assert_cmpuint(ticks->len, >=, 4);
+    for (i = 0; i < ticks->len; i++)
+        for (j = i + 1; j < ticks->len; j++)
+            g_assert_cmpstr(g_ptr_array_index(ticks, i), !=, g_ptr_array_index(ticks, j));
+}
+
+static void test_line_ticks(void)
+{
+    static const double unix_x[] = { 1.7e9, 1.7e9 + 30, 1.7e9 + 100 };
+    static const double small_y[] = { 1e-7, 3e-7, 2e-7 };
+    static const double big_x[] = { -1e300, 0, 1e300 };
+    static const double big_y[] = { 1e12, 1e12 + 1, 1e12 + 3 };
+    const svg_series_t unix_times = { "t", unix_x, small_y, 3, NULL, NULL, 0 };
+    const svg_series_t big = { "big", big_x, big_y, 3, NULL, NULL, 0 };
+    svg_doc_t doc;
+
+    write_line("unix.svg", "Unix times", &unix_times, 1, &doc, NULL);
+    assert_ticks_distinct(&doc);
+    g_assert_true(has_text(&doc, "tick", "1700000020"));
+    doc_clear(&doc);
+
+    write_line("bigticks.svg", "big", &big, 1, &doc, NULL);
+    assert_ticks_distinct(&doc);
+    g_assert_true(has_text(&doc, "tick", "1000000000001"));    /* a span of 3 at 1e12 is kept */
+    g_assert_cmpuint(n_points(&doc, 0), ==, 3);
+    doc_clear(&doc);
+}
+
 static void test_bar_chart(void)
 {
     static const svg_bar_t bars[] = {
@@ -702,6 +737,7 @@ int main(int argc, char **argv)
     g_test_add_func("/svg_plot/line/orientation", test_line_orientation);
     g_test_add_func("/svg_plot/line/decimation", test_line_decimation);
     g_test_add_func("/svg_plot/line/degenerate", test_line_degenerate);
+    g_test_add_func("/svg_plot/line/ticks", test_line_ticks);
     g_test_add_func("/svg_plot/bar/values", test_bar_chart);
     g_test_add_func("/svg_plot/bar/degenerate", test_bar_degenerate);
     g_test_add_func("/svg_plot/stacked/percentages", test_stacked);
