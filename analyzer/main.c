@@ -1,13 +1,17 @@
-/* main.c: the meterscope command-line analyser's entry point.
- *
- * This first version only parses its command line; the analysis of
- * captures (transfer reports, comparisons, recommendations) comes with the
- * plugin's OTA statistics it reads.
+/* main.c: `meterscope CAPTURE...`: runs tshark with the meterscope plugin
+ * on each capture (several at once), and reports every block-wise transfer,
+ * where its time went and which block size to use.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include "plots.h"
+#include "progress.h"
+#include "report.h"
+#include "tshark_runner.h"
 
 #ifndef METERSCOPE_VERSION
 #define METERSCOPE_VERSION "0.0.0"
@@ -15,45 +19,299 @@
 
 enum { EXIT_REPORT = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_TSHARK = 3 };
 
-static void usage(FILE *out)
+static char *opt_format = NULL, *opt_output = NULL, *opt_plot = NULL, *opt_key = NULL, *opt_meter = NULL;
+static char *opt_filter = NULL, *opt_tshark = NULL, *opt_plugin = NULL;
+static char **opt_prefs = NULL, **opt_files = NULL;
+static int opt_stall = 0, opt_jobs = 0;
+static double opt_flash_us = 150;
+static gboolean opt_progress = FALSE, opt_no_progress = FALSE, opt_quiet = FALSE, opt_version = FALSE;
+
+static const GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &opt_format, "Report format: table (default), csv or json", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output, "Write the report to FILE (default: standard output)", "FILE" },
+    { "plot", 0, 0, G_OPTION_ARG_FILENAME, &opt_plot, "Write SVG plots into DIR", "DIR" },
+    { "key", 'k', 0, G_OPTION_ARG_STRING, &opt_key, "Thread network key (32 hex digits), for secured captures", "KEY" },
+    { "meter", 'm', 0, G_OPTION_ARG_STRING, &opt_meter, "Only the transfers of this meter (IPv6 address)", "ADDR" },
+    { "display-filter", 'Y', 0, G_OPTION_ARG_STRING, &opt_filter, "Only transfers with a frame matching this Wireshark display filter", "FILTER" },
+    { "stall", 0, 0, G_OPTION_ARG_INT, &opt_stall, "A silence longer than this is a stall (default 10)", "SECONDS" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &opt_jobs, "Captures analysed at once (default: the number of cores)", "N" },
+    { "pref", 'O', 0, G_OPTION_ARG_STRING_ARRAY, &opt_prefs, "A Wireshark preference for tshark -o, e.g. 6lowpan.context0:fd00::/64 (repeatable)", "NAME:VALUE" },
+    { "flash-us-per-byte", 0, 0, G_OPTION_ARG_DOUBLE, &opt_flash_us, "The meter's flash write time per byte, for the block-size model (default 150)", "US" },
+    { "tshark", 0, 0, G_OPTION_ARG_FILENAME, &opt_tshark, "The tshark to run (default: $TSHARK, else tshark in PATH)", "PATH" },
+    { "plugin", 0, 0, G_OPTION_ARG_FILENAME, &opt_plugin, "The meterscope.so to load (default: $METERSCOPE_PLUGIN, the build tree, the installed one)", "PATH" },
+    { "progress", 0, 0, G_OPTION_ARG_NONE, &opt_progress, "Show a progress bar on standard error (default on a terminal)", NULL },
+    { "no-progress", 0, 0, G_OPTION_ARG_NONE, &opt_no_progress, "Never show the progress bar", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print errors only (no progress, no notes)", NULL },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version, "Show the version and exit", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_files, NULL, "CAPTURE..." },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+};
+
+typedef struct {
+    const ms_tshark_t  *tshark;
+    ms_job_progress_t  *progress;
+    ms_capture_t       *capture;
+    ms_run_status_t     status;
+    gboolean            skipped;  /* the file was not a capture */
+    char               *message;
+} job_t;
+
+static void error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static void error(const char *fmt, ...)
 {
-    fprintf(out,
-            "Usage: meterscope [OPTION]... CAPTURE...\n"
-            "Turn sniffer captures of CoAP block-wise transfers into transfer reports.\n"
-            "\n"
-            "  -h, --help       show this help and exit\n"
-            "  -V, --version    show the version and exit\n"
-            "\n"
-            "Exit status: 0 report written, 1 usage error, 2 input error,\n"
-            "3 tshark or plugin problem.\n");
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("meterscope: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void run_job(gpointer data, gpointer user_data)
+{
+    job_t *j = data;
+    (void)user_data;
+
+    j->status = ms_tshark_run(j->tshark, j->capture->file, j->capture, &j->progress->pid, &j->message);
+    g_atomic_int_set(&j->progress->done, 1);
+}
+
+static gboolean valid_key(const char *key)
+{
+    if (strlen(key) != 32)
+        return FALSE;
+    for (const char *p = key; *p; p++)
+        if (!g_ascii_isxdigit(*p))
+            return FALSE;
+    return TRUE;
+}
+
+/* Options that cannot work: a message, else NULL. */
+static char *check_options(ms_format_t *fmt)
+{
+    if (!opt_format || strcmp(opt_format, "table") == 0)
+        *fmt = FMT_TABLE;
+    else if (strcmp(opt_format, "csv") == 0)
+        *fmt = FMT_CSV;
+    else if (strcmp(opt_format, "json") == 0)
+        *fmt = FMT_JSON;
+    else
+        return g_strdup_printf("unknown format '%s' (table, csv or json)", opt_format);
+    if (!opt_files || !opt_files[0])
+        return g_strdup("no capture file given (try --help)");
+    if (opt_key && !valid_key(opt_key))
+        return g_strdup("--key wants the Thread network key as 32 hex digits");
+    if (opt_stall < 0 || opt_jobs < 0 || opt_flash_us < 0)
+        return g_strdup("--stall, --jobs and --flash-us-per-byte cannot be negative");
+    if (opt_meter && !g_hostname_is_ip_address(opt_meter))
+        return g_strdup_printf("--meter wants the meter's IPv6 address, not '%s'", opt_meter);
+    return NULL;
+}
+
+static void add_prefs(ms_tshark_t *t)
+{
+    for (guint i = 0; opt_prefs && opt_prefs[i]; i++)
+        g_ptr_array_add(t->prefs, g_strdup(opt_prefs[i]));
+    if (opt_key)
+        g_ptr_array_add(t->prefs, g_strdup_printf("uat:ieee802154_keys:\"%s\",\"1\",\"Thread hash\"", opt_key));
+    if (opt_stall)
+        g_ptr_array_add(t->prefs, g_strdup_printf("meter.ota.stall_seconds:%d", opt_stall));
+}
+
+static void run_all(job_t *jobs, ms_job_progress_t *progress, guint n, gboolean show_progress)
+{
+    guint threads = opt_jobs ? (guint)opt_jobs : g_get_num_processors();
+    GThreadPool *pool = g_thread_pool_new(run_job, NULL, (gint)MAX(threads, 1), TRUE, NULL);
+
+    for (guint i = 0; i < n; i++)
+        if (!jobs[i].skipped)
+            g_thread_pool_push(pool, &jobs[i], NULL);
+    if (show_progress) {
+        for (;;) {
+            guint done = 0;
+            for (guint i = 0; i < n; i++)
+                done += g_atomic_int_get(&progress[i].done) != 0;
+            ms_progress_draw(progress, n);
+            if (done == n)
+                break;
+            g_usleep(200000);
+        }
+        ms_progress_clear();
+    }
+    g_thread_pool_free(pool, FALSE, TRUE);
+}
+
+/* Requests and not one answer in the whole capture: the sign of addresses
+ * decompressed differently one way and the other (an unknown context). */
+static gboolean no_answer_matched(const ms_capture_t *c)
+{
+    for (guint i = 0; i < c->transfers->len; i++) {
+        const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
+        if (x->blocks || x->rtt_first_median_s >= 0)
+            return FALSE;
+    }
+    return c->transfers->len > 0;
+}
+
+/* Reports what went wrong with each capture; returns the exit status. */
+static int check_results(job_t *jobs, guint n)
+{
+    int status = EXIT_REPORT;
+
+    for (guint i = 0; i < n; i++) {
+        job_t *j = &jobs[i];
+        const ms_counts_t *c = &j->capture->counts;
+        if (j->message)
+            error("%s", j->message);
+        if (j->skipped || j->status == RUN_INPUT_ERROR)
+            status = MAX(status, EXIT_INPUT);
+        else if (j->status == RUN_USAGE_ERROR)
+            status = MAX(status, EXIT_USAGE);
+        else if (j->status == RUN_TSHARK_ERROR)
+            status = EXIT_TSHARK;
+        if (j->status == RUN_OK && !opt_quiet && no_answer_matched(j->capture))
+            error("%s: note: no response matched any request; if the meters' addresses are compressed "
+                  "with a 6LoWPAN context, give its prefix with -O 6lowpan.contextN:PREFIX/64",
+                  j->capture->file);
+        if (j->status != RUN_OK || !c->secured_frames)
+            continue;
+        /* A wrong key may still give payloads (the MIC is not checked here):
+         * secured frames and no transfer is as telling. */
+        if (!j->capture->transfers->len) {
+            error("%s: %u secured frames (%u not decrypted) and no transfer found: %s", j->capture->file,
+                  c->secured_frames, c->undecrypted_frames,
+                  opt_key ? "is --key the network key of this capture?" : "give the Thread network key with --key");
+            status = MAX(status, EXIT_INPUT);
+        } else if (c->undecrypted_frames && !opt_quiet) {
+            error("%s: note: %u of %u secured frames could not be decrypted; transfers in them are missing",
+                  j->capture->file, c->undecrypted_frames, c->secured_frames);
+        }
+    }
+    return status;
+}
+
+static gboolean write_report(ms_format_t fmt, ms_analysis_t *a, guint n)
+{
+    FILE *out = opt_output ? g_fopen(opt_output, "w") : stdout;
+
+    if (!out) {
+        error("cannot write %s: %s", opt_output, g_strerror(errno));
+        return FALSE;
+    }
+    if (fmt == FMT_CSV)
+        ms_report_csv(out, a, n);
+    else if (fmt == FMT_JSON)
+        ms_report_json(out, a, n);
+    else
+        ms_report_table(out, a, n);
+    gboolean ok = fflush(out) == 0 && !ferror(out);
+    if (out != stdout)
+        ok = (fclose(out) == 0) && ok;
+    if (!ok)
+        error("cannot write %s: %s", opt_output ? opt_output : "the report", g_strerror(errno));
+    return ok;
+}
+
+static void write_plots(ms_analysis_t *a, guint n, int *status)
+{
+    GError *err = NULL;
+    char **files = ms_plots_write(opt_plot, a, n, &err);
+
+    if (!files) {
+        error("plots: %s", err->message);
+        g_error_free(err);
+        *status = MAX(*status, EXIT_INPUT);
+        return;
+    }
+    if (!opt_quiet)
+        error("plots written to %s: %u files", opt_plot, g_strv_length(files));
+    g_strfreev(files);
 }
 
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
-    };
-    int c;
+    GOptionContext *ctx = g_option_context_new("CAPTURE... - block-wise transfer reports from sniffer captures");
+    GError *err = NULL;
+    ms_format_t fmt = FMT_TABLE;
+    ms_tshark_t tshark = { 0 };
+    int status;
 
-    while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return EXIT_REPORT;
-        case 'V':
-            printf("meterscope %s\n", METERSCOPE_VERSION);
-            return EXIT_REPORT;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "meterscope: no capture file given (try --help)\n");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_description(ctx,
+        "Runs tshark with the meterscope plugin on each capture (pcap or pcapng, any link type tshark\n"
+        "reads) and reports every CoAP block-wise transfer: blocks, bytes, rate, repeats, fragment loss,\n"
+        "where the time went, and the block size to use (docs/field-guide.md).\n\n"
+        "Exit status: 0 report written, 1 usage error, 2 input error (missing, unreadable, truncated\n"
+        "or non-capture file; partial results are still printed), 3 tshark or plugin problem.");
+    if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+        error("%s (try --help)", err->message);
+        g_error_free(err);
+        g_option_context_free(ctx);
         return EXIT_USAGE;
     }
-    fprintf(stderr, "meterscope: capture analysis is not implemented in this version\n");
-    return EXIT_USAGE;
+    g_option_context_free(ctx);
+    if (opt_version) {
+        printf("meterscope " METERSCOPE_VERSION "\n");
+        return EXIT_REPORT;
+    }
+    char *bad = check_options(&fmt);
+    if (bad) {
+        error("%s", bad);
+        g_free(bad);
+        return EXIT_USAGE;
+    }
+    if (!ms_tshark_setup(&tshark, opt_tshark, opt_plugin, opt_filter, &err)) {
+        error("%s", err->message);
+        g_error_free(err);
+        ms_tshark_cleanup(&tshark);
+        return EXIT_TSHARK;
+    }
+    add_prefs(&tshark);
+
+    guint n = g_strv_length(opt_files);
+    job_t *jobs = g_new0(job_t, n);
+    ms_job_progress_t *progress = g_new0(ms_job_progress_t, n);
+    for (guint i = 0; i < n; i++) {
+        GStatBuf st;
+        jobs[i] = (job_t){ &tshark, &progress[i], ms_capture_new(opt_files[i]), RUN_OK, FALSE, NULL };
+        progress[i] = (ms_job_progress_t){ opt_files[i], g_stat(opt_files[i], &st) == 0 ? st.st_size : 0, 0, 0, -1 };
+        if (!ms_capture_file_ok(opt_files[i], &jobs[i].message)) {
+            jobs[i].skipped = TRUE;
+            progress[i].done = 1;
+        }
+    }
+    gboolean show = !opt_quiet && !opt_no_progress && (opt_progress || isatty(STDERR_FILENO));
+    run_all(jobs, progress, n, show);
+    status = check_results(jobs, n);
+
+    /* The report covers every capture that gave records (partial ones too). */
+    ms_analysis_t *a = g_new0(ms_analysis_t, n);
+    guint na = 0;
+    for (guint i = 0; i < n; i++) {
+        ms_capture_t *c = jobs[i].capture;
+        if (jobs[i].skipped || !c->header_seen || jobs[i].status == RUN_TSHARK_ERROR ||
+            jobs[i].status == RUN_USAGE_ERROR)
+            continue;
+        if (opt_meter)
+            ms_capture_keep_meter(c, opt_meter);
+        a[na].capture = c;
+        a[na].has_recommendation = ms_recommend(ms_recommend_basis(c), opt_flash_us * 1e-6, &a[na].recommendation);
+        na++;
+    }
+    if (na && status != EXIT_USAGE && status != EXIT_TSHARK) {
+        if (!write_report(fmt, a, na))
+            status = MAX(status, EXIT_INPUT);
+        else if (opt_plot)
+            write_plots(a, na, &status);
+    }
+
+    for (guint i = 0; i < n; i++) {
+        ms_capture_free(jobs[i].capture);
+        g_free(jobs[i].message);
+    }
+    g_free(a);
+    g_free(jobs);
+    g_free(progress);
+    ms_tshark_cleanup(&tshark);
+    return status;
 }

@@ -42,6 +42,7 @@ struct ota_track {
     wmem_array_t *air;             /* ota_air_t, every frame of a copy and its ACKs */
     gboolean      acks_seen;
     gboolean      dirty;
+    ota_capture_counts_t counts;
     double        finalized_stall_s;
 };
 
@@ -113,8 +114,12 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
     f->seq = in->seq;
     f->air_us = in->air_us;
     t->dirty = TRUE;
+    t->counts.frames++;
     if (!in->has_wpan)
         return f;
+    t->counts.wpan_frames++;
+    t->counts.secured_frames += in->secured;
+    t->counts.undecrypted_frames += in->secured && !in->decrypted;
     if (in->frame_type == 2) {
         ota_frame_t *a = t->awaiting_ack[in->seq];
         t->acks_seen = TRUE;
@@ -899,6 +904,11 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
     wmem_destroy_allocator(tmp);
     t->dirty = FALSE;
     t->finalized_stall_s = stall_s;
+}
+
+const ota_capture_counts_t *ota_track_counts(const ota_track_t *t)
+{
+    return &t->counts;
 }
 
 ota_transfer_t *ota_track_transfer(ota_track_t *t, guint32 transfer_id)

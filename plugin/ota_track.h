@@ -31,7 +31,14 @@ typedef struct {
     gboolean   ack_request;
     ota_addr_t src, dst;
     guint32    air_us;           /* time on air: (PSDU + 6-byte PHY header) x 32 us */
+    gboolean   secured, decrypted;
 } ota_link_in_t;
+
+/* What the capture held, so that a reader can tell an empty report from an
+ * encrypted capture read without its key. */
+typedef struct {
+    guint32 frames, wpan_frames, secured_frames, undecrypted_frames;
+} ota_capture_counts_t;
 
 typedef struct ota_copy ota_copy_t;
 typedef struct ota_msg ota_msg_t;
@@ -177,6 +184,7 @@ void             ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_v
 ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
                                      const char *src, const char *dst, const meter_coap_t *m,
                                      const meter_ctx_t *ctx);
+const ota_capture_counts_t *ota_track_counts(const ota_track_t *t);
 void             ota_track_set_size_hint(ota_track_t *t, guint32 transfer_id, gint64 size);
 void             ota_track_set_verified(ota_track_t *t, guint32 transfer_id);
 /* Derives every transfer's statistics and the accepted responses; cheap to

@@ -97,6 +97,7 @@ static void print_tsv(ota_track_t *t, GHashTable *seen)
            "\ttime_air_s\ttime_timeouts_s\ttime_network_s\ttime_turnaround_s\tstalls\tstalled_s"
            "\tdatagram_copies\tframes_sent\tframes_unacked\tacks_visible\tsize_hint\n");
     printf("#P\ttransfer\tts_us\tbytes\tkind\n");
+    printf("#C\tframes\twpan_frames\tsecured_frames\tundecrypted_frames\n");
     for (guint i = 0; i < ota_track_n_transfers(t); i++) {
         ota_transfer_t *x = ota_track_transfer_at(t, i);
         if (!g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
@@ -110,6 +111,8 @@ static void print_tsv(ota_track_t *t, GHashTable *seen)
         }
         wmem_destroy_allocator(tmp);
     }
+    const ota_capture_counts_t *c = ota_track_counts(t);
+    printf("C\t%u\t%u\t%u\t%u\n", c->frames, c->wpan_frames, c->secured_frames, c->undecrypted_frames);
 }
 
 static void print_table(ota_track_t *t, GHashTable *seen)

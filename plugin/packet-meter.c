@@ -463,15 +463,20 @@ static ota_frame_t *track_link(packet_info *pinfo, gboolean has_coap)
     in.ack_request = wv.ack_request;
     in.src = wv.src;
     in.dst = wv.dst;
+    tvbuff_t *payload = NULL;
+    if (wv.frame_type == 1)
+        payload = wv.security ? get_data_source_tvb_by_name(pinfo, "Decrypted IEEE 802.15.4 payload")
+                              : tvb_new_subset_length(psdu, wv.payload_offset, wv.payload_end - wv.payload_offset);
+    lowpan_view_t lv;
+    gboolean has_lowpan = payload && lowpan_view_parse(payload, 0, (gint)tvb_captured_length(payload), &lv);
+    /* Secured data frames tell whether the key worked: the 802.15.4
+     * dissector hands on a payload even when the MIC fails, so only one that
+     * reads as 6LoWPAN counts as decrypted. */
+    in.secured = wv.security && wv.frame_type == 1;
+    in.decrypted = in.secured && has_lowpan;
     f = ota_track_frame(meter_ota_tracker(), &in);
-    if (wv.frame_type == 1) {
-        lowpan_view_t lv;
-        tvbuff_t *payload = wv.security ? get_data_source_tvb_by_name(pinfo, "Decrypted IEEE 802.15.4 payload")
-                                        : tvb_new_subset_length(psdu, wv.payload_offset,
-                                                                wv.payload_end - wv.payload_offset);
-        if (payload && lowpan_view_parse(payload, 0, (gint)tvb_captured_length(payload), &lv))
-            ota_track_lowpan(meter_ota_tracker(), f, &lv);
-    }
+    if (has_lowpan)
+        ota_track_lowpan(meter_ota_tracker(), f, &lv);
     return f;
 }
 

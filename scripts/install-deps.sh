@@ -3,7 +3,7 @@
 # missing (apt-get; sudo when not root). Safe to run again.
 set -eu
 PACKAGES="gcc make cmake pkg-config libglib2.0-dev libpcap-dev libgcrypt20-dev
-libwireshark-dev wireshark-dev tshark python3 util-linux time"
+libjson-glib-dev libwireshark-dev wireshark-dev tshark python3 util-linux time"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -71,13 +71,13 @@ static void fx_done(fx_t *fx)
 
 static ota_frame_t *data_frame(fx_t *fx, gint64 us, ota_addr_t src, ota_addr_t dst, guint8 seq)
 {
-    ota_link_in_t in = { ++fx->frame, us, TRUE, 1, seq, TRUE, src, dst, DATA_AIR_US };
+    ota_link_in_t in = { ++fx->frame, us, TRUE, 1, seq, TRUE, src, dst, DATA_AIR_US, FALSE, FALSE };
     return ota_track_frame(fx->t, &in);
 }
 
 static ota_frame_t *ack_frame(fx_t *fx, gint64 us, guint8 seq)
 {
-    ota_link_in_t in = { ++fx->frame, us, TRUE, 2, seq, FALSE, 0, 0, ACK_AIR_US };
+    ota_link_in_t in = { ++fx->frame, us, TRUE, 2, seq, FALSE, 0, 0, ACK_AIR_US, FALSE, FALSE };
     return ota_track_frame(fx->t, &in);
 }
 
@@ -281,7 +281,7 @@ static void test_retry_vs_duplicate(void)
     g_assert_cmpuint(f10->first_tx_frame, ==, f8->frame);
 
     /* A frame without an 802.15.4 header is never classified. */
-    ota_link_in_t eth = { ++fx.frame, 1020300, FALSE, 0, 11, FALSE, M_LINK, 0, 0 };
+    ota_link_in_t eth = { ++fx.frame, 1020300, FALSE, 0, 11, FALSE, M_LINK, 0, 0, FALSE, FALSE };
     ota_frame_t *fe = ota_track_frame(fx.t, &eth);
     g_assert_false(fe->mac_retry || fe->sniffer_dup);
 
@@ -1105,7 +1105,7 @@ static void test_finalize_idempotent(void)
     assert_same_stats(&once, &twice);
 
     /* A frame that adds nothing still makes the next call recompute. */
-    ota_link_in_t nothing = { ++fx.frame, 3 * SEC, FALSE, 0, 0, FALSE, 0, 0, 0 };
+    ota_link_in_t nothing = { ++fx.frame, 3 * SEC, FALSE, 0, 0, FALSE, 0, 0, 0, FALSE, FALSE };
     ota_track_frame(fx.t, &nothing);
     snap(&fx, 1, &twice);
     assert_same_stats(&once, &twice);

@@ -1,0 +1,36 @@
+/* recommend.h: predicts a transfer's effective rate for every block size
+ * from what one capture measured, and picks the best (docs/recommendation.md).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef RECOMMEND_H
+#define RECOMMEND_H
+
+#include "transfer.h"
+
+#define MS_SZX_MAX 6
+
+typedef struct {
+    /* inputs, measured on the transfer */
+    guint32 transfer, block_size;
+    double  frame_loss;          /* frames never acknowledged / frames sent */
+    double  exchange_loss;       /* (retransmissions + re-requests) / requests */
+    double  other_loss;          /* exchange loss the frame loss does not explain */
+    double  frames_per_exchange; /* every hop */
+    double  air_s, network_s, turnaround_s, timeouts_s;   /* per block */
+    double  timeout_s;           /* mean first CoAP timeout that fits the measured waits */
+    double  flash_s_per_byte;    /* assumed */
+    /* outputs */
+    double  rate_Bps[MS_SZX_MAX + 1];
+    double  exchange_fail[MS_SZX_MAX + 1];
+    guint   best_szx;
+} ms_recommendation_t;
+
+/* The transfer a capture's recommendation is made from: the complete
+ * download (else upload, else any) with the most bytes; NULL if none has
+ * a block yet. */
+const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c);
+gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recommendation_t *out);
+/* 6LoWPAN frames for a datagram carrying a block of block_size bytes. */
+guint    ms_frames_for_block(guint32 block_size);
+
+#endif

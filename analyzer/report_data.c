@@ -1,0 +1,238 @@
+/* report_data.c: the raw reports for scripts: CSV (one row per transfer,
+ * a header row) and JSON (format "meterscope-report", docs/analyser.md).
+ * Numbers stay raw: bytes, seconds, microseconds since 1970.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <json-glib/json-glib.h>
+#include "report.h"
+
+static const char *const split_names[] = { "time_air_s", "time_timeouts_s", "time_network_s", "time_turnaround_s" };
+
+static double split_value(const ms_transfer_t *x, guint k)
+{
+    const double v[] = { x->time_air_s, x->time_timeouts_s, x->time_network_s, x->time_turnaround_s };
+    return v[k];
+}
+
+/* A column's value as text; "" for "none". */
+static char *column_text(const ms_transfer_t *x, const ms_column_t *col)
+{
+    const void *at = (const char *)x + col->offset;
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+    switch (col->type) {
+    case COL_STR:
+        return g_strdup(*(char *const *)at);
+    case COL_U32:
+        return g_strdup_printf("%u", *(const guint32 *)at);
+    case COL_BOOL:
+        return g_strdup(*(const gboolean *)at ? "1" : "0");
+    case COL_I64:
+        if (col->optional_value && *(const gint64 *)at < 0)
+            return g_strdup("");
+        return g_strdup_printf("%" G_GINT64_FORMAT, *(const gint64 *)at);
+    case COL_DBL:
+        if (col->optional_value && *(const double *)at < 0)
+            return g_strdup("");
+        return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.6f", *(const double *)at));
+    }
+    return g_strdup("");
+}
+
+static void csv_cell(FILE *out, const char *text, gboolean first)
+{
+    if (!first)
+        fputc(',', out);
+    if (strpbrk(text, ",\"\n")) {
+        fputc('"', out);
+        for (const char *p = text; *p; p++) {
+            if (*p == '"')
+                fputc('"', out);
+            fputc(*p, out);
+        }
+        fputc('"', out);
+    } else {
+        fputs(text, out);
+    }
+}
+
+void ms_report_csv(FILE *out, ms_analysis_t *a, guint n)
+{
+    guint nc;
+    const ms_column_t *cols = ms_columns(&nc);
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+    csv_cell(out, "capture", TRUE);
+    for (guint k = 0; k < nc; k++)
+        csv_cell(out, cols[k].name, FALSE);
+    for (guint k = 0; k < G_N_ELEMENTS(split_names); k++) {
+        char *name = g_strdup_printf("%.*s_pct", (int)strlen(split_names[k]) - 2, split_names[k]);
+        csv_cell(out, name, FALSE);
+        g_free(name);
+    }
+    fputc('\n', out);
+    for (guint i = 0; i < n; i++)
+        for (guint t = 0; t < a[i].capture->transfers->len; t++) {
+            const ms_transfer_t *x = g_ptr_array_index(a[i].capture->transfers, t);
+            csv_cell(out, a[i].capture->file, TRUE);
+            for (guint k = 0; k < nc; k++) {
+                char *v = column_text(x, &cols[k]);
+                csv_cell(out, v, FALSE);
+                g_free(v);
+            }
+            for (guint k = 0; k < G_N_ELEMENTS(split_names); k++)
+                csv_cell(out, g_ascii_formatd(buf, sizeof buf, "%.3f",
+                                              x->duration_s > 0 ? 100 * split_value(x, k) / x->duration_s : 0),
+                         FALSE);
+            fputc('\n', out);
+        }
+}
+
+static void json_column(JsonBuilder *b, const ms_transfer_t *x, const ms_column_t *col)
+{
+    const void *at = (const char *)x + col->offset;
+
+    json_builder_set_member_name(b, col->name);
+    switch (col->type) {
+    case COL_STR:
+        json_builder_add_string_value(b, *(char *const *)at);
+        break;
+    case COL_U32:
+        json_builder_add_int_value(b, *(const guint32 *)at);
+        break;
+    case COL_BOOL:
+        json_builder_add_boolean_value(b, *(const gboolean *)at);
+        break;
+    case COL_I64:
+        if (col->optional_value && *(const gint64 *)at < 0)
+            json_builder_add_null_value(b);
+        else
+            json_builder_add_int_value(b, *(const gint64 *)at);
+        break;
+    case COL_DBL:
+        if (col->optional_value && *(const double *)at < 0)
+            json_builder_add_null_value(b);
+        else
+            json_builder_add_double_value(b, *(const double *)at);
+        break;
+    }
+}
+
+static void json_transfer(JsonBuilder *b, const ms_transfer_t *x)
+{
+    guint nc;
+    const ms_column_t *cols = ms_columns(&nc);
+    static const char *const kinds[] = { "block", "retransmission", "rerequest" };
+
+    json_builder_begin_object(b);
+    for (guint k = 0; k < nc; k++)
+        json_column(b, x, &cols[k]);
+    json_builder_set_member_name(b, "time_split_pct");
+    json_builder_begin_object(b);
+    for (guint k = 0; k < G_N_ELEMENTS(split_names); k++) {
+        char *name = g_strndup(split_names[k] + 5, strlen(split_names[k]) - 7);   /* "air", ... */
+        json_builder_set_member_name(b, name);
+        json_builder_add_double_value(b, x->duration_s > 0 ? 100 * split_value(x, k) / x->duration_s : 0);
+        g_free(name);
+    }
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "progress");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < x->points->len; i++) {
+        const ms_point_t *p = &g_array_index(x->points, ms_point_t, i);
+        json_builder_begin_array(b);
+        json_builder_add_int_value(b, p->ts_us);
+        json_builder_add_int_value(b, p->bytes);
+        json_builder_add_string_value(b, kinds[p->kind]);
+        json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+}
+
+static void json_member_double(JsonBuilder *b, const char *name, double v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_double_value(b, v);
+}
+
+static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
+{
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "transfer");
+    json_builder_add_int_value(b, r->transfer);
+    json_builder_set_member_name(b, "block_size");
+    json_builder_add_int_value(b, r->block_size);
+    json_member_double(b, "frame_loss", r->frame_loss);
+    json_member_double(b, "exchange_loss", r->exchange_loss);
+    json_member_double(b, "other_loss", r->other_loss);
+    json_member_double(b, "frames_per_exchange", r->frames_per_exchange);
+    json_member_double(b, "air_s_per_block", r->air_s);
+    json_member_double(b, "network_s_per_block", r->network_s);
+    json_member_double(b, "turnaround_s_per_block", r->turnaround_s);
+    json_member_double(b, "timeouts_s_per_block", r->timeouts_s);
+    json_member_double(b, "first_timeout_s", r->timeout_s);
+    json_member_double(b, "flash_s_per_byte", r->flash_s_per_byte);
+    json_builder_set_member_name(b, "predictions");
+    json_builder_begin_array(b);
+    for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "szx");
+        json_builder_add_int_value(b, szx);
+        json_builder_set_member_name(b, "block_size");
+        json_builder_add_int_value(b, 16u << szx);
+        json_member_double(b, "exchange_fail", r->exchange_fail[szx]);
+        json_member_double(b, "rate_Bps", r->rate_Bps[szx]);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "best_szx");
+    json_builder_add_int_value(b, r->best_szx);
+    json_builder_end_object(b);
+}
+
+void ms_report_json(FILE *out, ms_analysis_t *a, guint n)
+{
+    JsonBuilder *b = json_builder_new();
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "format");
+    json_builder_add_string_value(b, "meterscope-report");
+    json_builder_set_member_name(b, "version");
+    json_builder_add_int_value(b, MS_REPORT_VERSION);
+    json_builder_set_member_name(b, "captures");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < n; i++) {
+        const ms_capture_t *c = a[i].capture;
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "file");
+        json_builder_add_string_value(b, c->file);
+        json_builder_set_member_name(b, "frames");
+        json_builder_add_int_value(b, c->counts.frames);
+        json_builder_set_member_name(b, "transfers");
+        json_builder_begin_array(b);
+        for (guint t = 0; t < c->transfers->len; t++)
+            json_transfer(b, g_ptr_array_index(c->transfers, t));
+        json_builder_end_array(b);
+        json_builder_set_member_name(b, "recommendation");
+        if (a[i].has_recommendation)
+            json_recommendation(b, &a[i].recommendation);
+        else
+            json_builder_add_null_value(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+
+    JsonGenerator *g = json_generator_new();
+    JsonNode *root = json_builder_get_root(b);
+    json_generator_set_root(g, root);
+    json_generator_set_pretty(g, TRUE);
+    char *text = json_generator_to_data(g, NULL);
+    fputs(text, out);
+    fputc('\n', out);
+    g_free(text);
+    json_node_unref(root);
+    g_object_unref(g);
+    g_object_unref(b);
+}

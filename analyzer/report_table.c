@@ -1,0 +1,150 @@
+/* report_table.c: the human report: per capture its transfers, where their
+ * time went and the block-size recommendation; with several captures, the
+ * field report's comparison table sorted by SZX.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <math.h>
+#include "report.h"
+
+char *ms_utc(gint64 us)
+{
+    if (us < 0)
+        return g_strdup("-");
+    GDateTime *dt = g_date_time_new_from_unix_utc(us / 1000000);
+    char *day = g_date_time_format(dt, "%Y-%m-%dT%H:%M:%S");
+    char *s = g_strdup_printf("%s.%06dZ", day, (int)(us % 1000000));
+    g_free(day);
+    g_date_time_unref(dt);
+    return s;
+}
+
+/* 1h02m03s, 4m05s, 6.7s */
+static char *human_duration(double s)
+{
+    if (s >= 3600)
+        return g_strdup_printf("%dh%02dm%02ds", (int)(s / 3600), (int)fmod(s / 60, 60), (int)fmod(s, 60));
+    if (s >= 60)
+        return g_strdup_printf("%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    return g_strdup_printf("%.1fs", s);
+}
+
+static char *human_bytes(guint32 b)
+{
+    return b >= 10240 ? g_strdup_printf("%.1f KiB", b / 1024.0) : g_strdup_printf("%u B", b);
+}
+
+static double pct(double part, double whole)
+{
+    return whole > 0 ? 100 * part / whole : 0;
+}
+
+static void transfers(FILE *out, const ms_capture_t *c)
+{
+    fprintf(out, "%-3s %-34s %-24s %5s %6s %10s %10s %9s %-4s %4s %5s %5s %6s %6s\n", "#", "meter", "path",
+            "block", "blocks", "bytes", "duration", "rate B/s", "done", "retx", "rereq", "macrt", "frag", "lost");
+    for (guint i = 0; i < c->transfers->len; i++) {
+        const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
+        char *dur = human_duration(x->duration_s), *bytes = human_bytes(x->bytes);
+        char *frag = g_strdup_printf("%u/%u", x->datagrams_incomplete, x->datagrams_fragmented);
+        fprintf(out, "%-3u %-34.34s %-24.24s %5u %6u %10s %10s %9.1f %-4s %4u %5u %5u %6s %6u\n", x->transfer,
+                x->meter, x->path, x->block_size, x->blocks, bytes, dur, x->rate_Bps, x->complete ? "yes" : "no",
+                x->retransmissions, x->rerequests, x->mac_retries, frag, x->fragments_lost);
+        g_free(dur);
+        g_free(bytes);
+        g_free(frag);
+    }
+}
+
+static void time_split(FILE *out, const ms_capture_t *c)
+{
+    fprintf(out, "\nWhere the time went (seconds and share of each transfer's duration)\n");
+    fprintf(out, "%-3s %10s %17s %17s %17s %17s %14s %9s %9s\n", "#", "duration", "air", "timeouts", "network",
+            "turn-around", "stalls", "RTT med", "turn med");
+    for (guint i = 0; i < c->transfers->len; i++) {
+        const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
+        double d = x->duration_s;
+        char parts[4][32], stalls[32], rtt[16], turn[16];
+        const double v[4] = { x->time_air_s, x->time_timeouts_s, x->time_network_s, x->time_turnaround_s };
+        for (int k = 0; k < 4; k++)
+            g_snprintf(parts[k], sizeof parts[k], "%.1f (%4.1f%%)", v[k], pct(v[k], d));
+        g_snprintf(stalls, sizeof stalls, "%u (%.0fs)", x->stalls, x->stalled_s);
+        g_snprintf(rtt, sizeof rtt, x->rtt_last_median_s < 0 ? "-" : "%.3f", x->rtt_last_median_s);
+        g_snprintf(turn, sizeof turn, x->turnaround_median_s < 0 ? "-" : "%.3f", x->turnaround_median_s);
+        fprintf(out, "%-3u %10.1f %17s %17s %17s %17s %14s %9s %9s\n", x->transfer, d, parts[0], parts[1],
+                parts[2], parts[3], stalls, rtt, turn);
+    }
+}
+
+static void recommendation(FILE *out, const ms_recommendation_t *r)
+{
+    fprintf(out, "\nBlock size (docs/recommendation.md), from transfer %u at %u-byte blocks:\n", r->transfer,
+            r->block_size);
+    fprintf(out, "  measured: frame loss %.2f%%, exchange loss %.2f%% (%.2f%% not explained by frames), "
+                 "%.1f frames per exchange,\n", 100 * r->frame_loss, 100 * r->exchange_loss, 100 * r->other_loss,
+            r->frames_per_exchange);
+    fprintf(out, "            per block: air %.3fs, network %.3fs, turn-around %.3fs, timeouts %.3fs "
+                 "(first timeout %.2fs); assumed flash %.0f us/byte\n", r->air_s, r->network_s, r->turnaround_s,
+            r->timeouts_s, r->timeout_s, r->flash_s_per_byte * 1e6);
+    fprintf(out, "  predicted:");
+    for (guint szx = 0; szx <= MS_SZX_MAX; szx++)
+        fprintf(out, "  SZX %u (%u B) %.0f B/s", szx, 16u << szx, r->rate_Bps[szx]);
+    fprintf(out, "\n  recommended: SZX %u (%u-byte blocks)\n", r->best_szx, 16u << r->best_szx);
+}
+
+typedef struct {
+    const char *file;
+    const ms_transfer_t *x;
+} row_t;
+
+static int by_szx(const void *a, const void *b)
+{
+    const row_t *p = a, *q = b;
+    if (p->x->szx != q->x->szx)
+        return p->x->szx < q->x->szx ? -1 : 1;
+    return p->x->first_request_us < q->x->first_request_us ? -1 : p->x->first_request_us > q->x->first_request_us;
+}
+
+static void comparison(FILE *out, ms_analysis_t *a, guint n)
+{
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(row_t));
+
+    for (guint i = 0; i < n; i++)
+        for (guint k = 0; k < a[i].capture->transfers->len; k++) {
+            row_t r = { a[i].capture->file, g_ptr_array_index(a[i].capture->transfers, k) };
+            g_array_append_val(rows, r);
+        }
+    g_array_sort(rows, by_szx);
+    fprintf(out, "\nComparison (one row per transfer, by SZX)\n");
+    fprintf(out, "%-3s %5s %-28s %-27s %-27s %10s %9s %-4s\n", "SZX", "block", "capture", "start (UTC)", "end (UTC)",
+            "duration", "rate B/s", "done");
+    for (guint i = 0; i < rows->len; i++) {
+        const row_t *r = &g_array_index(rows, row_t, i);
+        char *start = ms_utc(r->x->first_request_us);
+        char *end = ms_utc(r->x->complete ? r->x->last_response_us : r->x->last_activity_us);
+        char *dur = human_duration(r->x->duration_s), *base = g_path_get_basename(r->file);
+        fprintf(out, "%-3u %5u %-28.28s %-27s %-27s %10s %9.1f %-4s\n", r->x->szx, r->x->block_size, base, start,
+                end, dur, r->x->rate_Bps, r->x->complete ? "yes" : "no");
+        g_free(start);
+        g_free(end);
+        g_free(dur);
+        g_free(base);
+    }
+    g_array_free(rows, TRUE);
+}
+
+void ms_report_table(FILE *out, ms_analysis_t *a, guint n)
+{
+    for (guint i = 0; i < n; i++) {
+        const ms_capture_t *c = a[i].capture;
+        fprintf(out, "%s%s: %u frames, %u block-wise transfer%s\n", i ? "\n" : "", c->file, c->counts.frames,
+                c->transfers->len, c->transfers->len == 1 ? "" : "s");
+        if (!c->transfers->len)
+            continue;
+        transfers(out, c);
+        time_split(out, c);
+        if (a[i].has_recommendation)
+            recommendation(out, &a[i].recommendation);
+    }
+    if (n > 1)
+        comparison(out, a, n);
+}

@@ -1,0 +1,320 @@
+/* tshark_runner.c: one tshark per capture, its standard output read line by
+ * line as it comes (never the whole capture as text), its standard error
+ * kept in a temporary file and turned into a message when it failed.
+ *
+ * Plugins: tshark loads WIRESHARK_PLUGIN_DIR instead of the global plugin
+ * folder, plus the user's personal folder, except when run as root, when it
+ * ignores both and loads only the global folder.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include <gio/gio.h>
+#include "tshark_runner.h"
+
+#ifndef WS_GLOBAL_PLUGIN_DIR
+#define WS_GLOBAL_PLUGIN_DIR "/usr/lib/x86_64-linux-gnu/wireshark/plugins/4.0"
+#endif
+#ifndef WS_PLUGIN_VERSION
+#define WS_PLUGIN_VERSION "4.0"
+#endif
+
+#define ERR_DOMAIN g_quark_from_static_string("meterscope-tshark")
+
+static char *global_plugin(void)
+{
+    return g_build_filename(WS_GLOBAL_PLUGIN_DIR, "epan", "meterscope.so", NULL);
+}
+
+static char *personal_plugin(void)
+{
+    return g_build_filename(g_get_home_dir(), ".local", "lib", "wireshark", "plugins", WS_PLUGIN_VERSION, "epan",
+                            "meterscope.so", NULL);
+}
+
+/* The plugin built next to this program, when this program runs from the
+ * build tree. */
+static char *build_tree_plugin(void)
+{
+#if defined(METERSCOPE_BUILD_DIR) && defined(METERSCOPE_BUILD_PLUGIN)
+    char *exe = g_file_read_link("/proc/self/exe", NULL);
+    gboolean in_tree = exe && g_str_has_prefix(exe, METERSCOPE_BUILD_DIR "/");
+    g_free(exe);
+    if (in_tree && g_file_test(METERSCOPE_BUILD_PLUGIN, G_FILE_TEST_IS_REGULAR))
+        return g_strdup(METERSCOPE_BUILD_PLUGIN);
+#endif
+    return NULL;
+}
+
+static gboolean same_contents(const char *a, const char *b)
+{
+    char *x = NULL, *y = NULL;
+    gsize nx = 0, ny = 0;
+    gboolean same = g_file_get_contents(a, &x, &nx, NULL) && g_file_get_contents(b, &y, &ny, NULL) && nx == ny &&
+                    memcmp(x, y, nx) == 0;
+
+    g_free(x);
+    g_free(y);
+    return same;
+}
+
+static gboolean find_tshark(ms_tshark_t *t, const char *tshark_path, GError **err)
+{
+    const char *want = tshark_path ? tshark_path : g_getenv("TSHARK");
+
+    t->tshark = want && *want ? (strchr(want, '/') ? g_strdup(want) : g_find_program_in_path(want))
+                              : g_find_program_in_path("tshark");
+    if (t->tshark && g_file_test(t->tshark, G_FILE_TEST_IS_EXECUTABLE))
+        return TRUE;
+    g_set_error(err, ERR_DOMAIN, 0,
+                "tshark not found%s%s: install it (apt-get install tshark) or give its path with --tshark",
+                want ? " at " : " in PATH", want ? want : "");
+    return FALSE;
+}
+
+/* A private plugin folder holding only the chosen plugin, for WIRESHARK_PLUGIN_DIR. */
+static gboolean private_plugin_dir(ms_tshark_t *t, GError **err)
+{
+    char *dir = g_dir_make_tmp("meterscope-plugins-XXXXXX", err);
+    if (!dir)
+        return FALSE;
+    char *epan = g_build_filename(dir, WS_PLUGIN_VERSION, "epan", NULL);
+    char *link = g_build_filename(epan, "meterscope.so", NULL);
+    char *target = g_canonicalize_filename(t->plugin, NULL);
+    gboolean ok = g_mkdir_with_parents(epan, 0700) == 0 && symlink(target, link) == 0;
+
+    if (!ok)
+        g_set_error(err, ERR_DOMAIN, 0, "cannot prepare a plugin folder in %s: %s", dir, g_strerror(errno));
+    t->plugin_env_dir = dir;
+    g_free(epan);
+    g_free(link);
+    g_free(target);
+    return ok;
+}
+
+static gboolean choose_plugin(ms_tshark_t *t, const char *plugin_path, GError **err)
+{
+    const char *want = plugin_path ? plugin_path : g_getenv("METERSCOPE_PLUGIN");
+    char *global = global_plugin(), *personal = personal_plugin();
+    gboolean ok = TRUE;
+
+    if (want && *want)
+        t->plugin = g_strdup(want);
+    else if (!(t->plugin = build_tree_plugin()))
+        t->plugin = g_strdup(g_file_test(personal, G_FILE_TEST_EXISTS) && geteuid() != 0 ? personal : global);
+    if (!g_file_test(t->plugin, G_FILE_TEST_IS_REGULAR)) {
+        g_set_error(err, ERR_DOMAIN, 0,
+                    "the meterscope plugin is not installed (looked for %s%s%s): build it and run "
+                    "`cmake --install BUILD --component plugin`, or give its path with --plugin",
+                    t->plugin, want ? "" : " and ", want ? "" : personal);
+        ok = FALSE;
+    } else if (geteuid() == 0) {
+        /* Root's tshark loads the global folder only. */
+        if (strcmp(t->plugin, global) != 0 && !same_contents(t->plugin, global)) {
+            g_set_error(err, ERR_DOMAIN, 0,
+                        "running as root, tshark ignores every plugin outside %s, so it would not load %s "
+                        "(%s): run meterscope as a normal user, or install this plugin for everyone with "
+                        "`cmake --install BUILD --component plugin` as root",
+                        WS_GLOBAL_PLUGIN_DIR "/epan", t->plugin,
+                        g_file_test(global, G_FILE_TEST_EXISTS) ? "the copy installed there differs"
+                                                                : "none is installed there");
+            ok = FALSE;
+        }
+    } else if (strcmp(t->plugin, personal) != 0) {
+        ok = private_plugin_dir(t, err);
+    }
+    g_free(global);
+    g_free(personal);
+    return ok;
+}
+
+gboolean ms_tshark_setup(ms_tshark_t *t, const char *tshark_path, const char *plugin_path,
+                         const char *display_filter, GError **err)
+{
+    if (!t->prefs)
+        t->prefs = g_ptr_array_new_with_free_func(g_free);
+    t->tap = display_filter && *display_filter ? g_strdup_printf("meter,ota,tsv,%s", display_filter)
+                                               : g_strdup("meter,ota,tsv");
+    return find_tshark(t, tshark_path, err) && choose_plugin(t, plugin_path, err);
+}
+
+static void remove_tree(const char *dir)
+{
+    char *epan = g_build_filename(dir, WS_PLUGIN_VERSION, "epan", NULL);
+    char *link = g_build_filename(epan, "meterscope.so", NULL);
+    char *ver = g_build_filename(dir, WS_PLUGIN_VERSION, NULL);
+
+    g_unlink(link);
+    g_rmdir(epan);
+    g_rmdir(ver);
+    g_rmdir(dir);
+    g_free(epan);
+    g_free(link);
+    g_free(ver);
+}
+
+void ms_tshark_cleanup(ms_tshark_t *t)
+{
+    if (t->plugin_env_dir)
+        remove_tree(t->plugin_env_dir);
+    g_free(t->plugin_env_dir);
+    g_free(t->tshark);
+    g_free(t->plugin);
+    g_free(t->tap);
+    if (t->prefs)
+        g_ptr_array_free(t->prefs, TRUE);
+    memset(t, 0, sizeof(*t));
+}
+
+gboolean ms_capture_file_ok(const char *file, char **message)
+{
+    char errbuf[PCAP_ERRBUF_SIZE] = "";
+    GStatBuf st;
+    FILE *f;
+    guint8 magic[4] = { 0 };
+    size_t got;
+
+    if (g_stat(file, &st) != 0) {
+        *message = g_strdup_printf("%s: %s", file, g_strerror(errno));
+        return FALSE;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *message = g_strdup_printf("%s: not a regular file", file);
+        return FALSE;
+    }
+    if (!(f = g_fopen(file, "rb"))) {
+        *message = g_strdup_printf("%s: %s", file, g_strerror(errno));
+        return FALSE;
+    }
+    got = fread(magic, 1, 4, f);
+    fclose(f);
+    if (got == 0) {
+        *message = g_strdup_printf("%s: empty file, not a capture", file);
+        return FALSE;
+    }
+    /* pcapng: a Section Header Block (libpcap may refuse some valid ones,
+     * e.g. several link types; tshark reads them). */
+    if (got == 4 && magic[0] == 0x0a && magic[1] == 0x0d && magic[2] == 0x0d && magic[3] == 0x0a)
+        return TRUE;
+    pcap_t *p = pcap_open_offline(file, errbuf);
+    if (!p) {
+        *message = g_strdup_printf("%s: not a pcap or pcapng capture (%s)", file, errbuf);
+        return FALSE;
+    }
+    pcap_close(p);
+    return TRUE;
+}
+
+/* tshark's own words for a failure, without its noise. */
+static char *tshark_errors(const char *path)
+{
+    char *text = NULL;
+    GString *out = g_string_new(NULL);
+
+    if (g_file_get_contents(path, &text, NULL, NULL)) {
+        char **lines = g_strsplit(text, "\n", -1);
+        for (guint i = 0; lines[i]; i++) {
+            if (!*lines[i] || g_str_has_prefix(lines[i], "Running as user") ||
+                strstr(lines[i], "found in multiple directories"))
+                continue;
+            if (out->len)
+                g_string_append(out, "; ");
+            g_string_append(out, lines[i]);
+        }
+        g_strfreev(lines);
+    }
+    g_free(text);
+    return g_string_free(out, FALSE);
+}
+
+static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int status, const char *errors,
+                                ms_capture_t *out, char **message)
+{
+    if (strstr(errors, "cut short") || strstr(errors, "damaged or corrupt") || strstr(errors, "doesn't exist") ||
+        strstr(errors, "isn't a capture file") || strstr(errors, "ermission denied")) {
+        *message = out->header_seen ? g_strdup_printf("%s: %s (partial results)", file, errors)
+                                    : g_strdup_printf("%s: %s", file, errors);
+        return RUN_INPUT_ERROR;
+    }
+    if (strstr(errors, "Invalid -z argument") && !out->header_seen) {
+        *message = g_strdup_printf("tshark (%s) did not load the meterscope plugin %s: check that it was built "
+                                   "for this tshark's version", t->tshark, t->plugin);
+        return RUN_TSHARK_ERROR;
+    }
+    if (strstr(errors, "-z meter,ota") || strstr(errors, "display filter") || strstr(errors, "-o flag")) {
+        *message = g_strdup(errors);
+        return RUN_USAGE_ERROR;
+    }
+    if (status != 0 || !out->header_seen) {
+        *message = g_strdup_printf("tshark failed on %s (status %d)%s%s", file, status, *errors ? ": " : "", errors);
+        return RUN_TSHARK_ERROR;
+    }
+    if (out->format_error) {
+        *message = g_strdup_printf("%s: unexpected output from the plugin: %s", file, out->format_error);
+        return RUN_TSHARK_ERROR;
+    }
+    return RUN_OK;
+}
+
+ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture_t *out, volatile gint *pid,
+                              char **message)
+{
+    GSubprocessLauncher *l = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+    GPtrArray *argv = g_ptr_array_new();
+    GError *err = NULL;
+    char *errpath = NULL;
+    int errfd = g_file_open_tmp("meterscope-tshark-XXXXXX.err", &errpath, &err);
+    ms_run_status_t status = RUN_TSHARK_ERROR;
+
+    *message = NULL;
+    if (errfd < 0)
+        goto out;
+    close(errfd);
+    g_subprocess_launcher_set_stderr_file_path(l, errpath);
+    if (t->plugin_env_dir)
+        g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
+    g_ptr_array_add(argv, t->tshark);
+    g_ptr_array_add(argv, "-n");
+    g_ptr_array_add(argv, "-r");
+    g_ptr_array_add(argv, (char *)file);
+    for (guint i = 0; i < t->prefs->len; i++) {
+        g_ptr_array_add(argv, "-o");
+        g_ptr_array_add(argv, g_ptr_array_index(t->prefs, i));
+    }
+    g_ptr_array_add(argv, "-q");
+    g_ptr_array_add(argv, "-z");
+    g_ptr_array_add(argv, t->tap);
+    g_ptr_array_add(argv, NULL);
+
+    GSubprocess *p = g_subprocess_launcher_spawnv(l, (const char *const *)argv->pdata, &err);
+    if (!p)
+        goto out;
+    g_atomic_int_set(pid, (gint)g_ascii_strtoll(g_subprocess_get_identifier(p), NULL, 10));
+    GDataInputStream *in = g_data_input_stream_new(g_subprocess_get_stdout_pipe(p));
+    char *line;
+    while ((line = g_data_input_stream_read_line(in, NULL, NULL, &err))) {
+        ms_capture_feed(out, line);
+        g_free(line);
+    }
+    g_object_unref(in);
+    g_subprocess_wait(p, NULL, NULL);
+    g_atomic_int_set(pid, 0);
+    int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : 128 + g_subprocess_get_term_sig(p);
+    g_object_unref(p);
+    char *errors = tshark_errors(errpath);
+    status = classify(t, file, code, errors, out, message);
+    g_free(errors);
+out:
+    if (err && !*message)
+        *message = g_strdup_printf("cannot run %s: %s", t->tshark, err->message);
+    g_clear_error(&err);
+    if (errpath)
+        g_unlink(errpath);
+    g_free(errpath);
+    g_ptr_array_free(argv, TRUE);
+    g_object_unref(l);
+    return status;
+}

@@ -1,0 +1,37 @@
+/* tshark_runner.h: runs tshark with the meterscope plugin on one capture
+ * and streams its "-z meter,ota,tsv" records into an ms_capture_t.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TSHARK_RUNNER_H
+#define TSHARK_RUNNER_H
+
+#include <glib.h>
+#include "transfer.h"
+
+typedef struct {
+    char      *tshark;           /* the program */
+    char      *plugin;           /* the meterscope.so tshark will load */
+    char      *plugin_env_dir;   /* WIRESHARK_PLUGIN_DIR for it; NULL: tshark finds it itself */
+    GPtrArray *prefs;            /* "-o" preference strings */
+    char      *tap;              /* "meter,ota,tsv[,FILTER]" */
+} ms_tshark_t;
+
+typedef enum { RUN_OK, RUN_INPUT_ERROR, RUN_USAGE_ERROR, RUN_TSHARK_ERROR } ms_run_status_t;
+
+/* Finds tshark (tshark_path, else $TSHARK, else PATH) and a plugin tshark
+ * will load (plugin_path, else $METERSCOPE_PLUGIN, the build tree, the
+ * installed copies). On failure *err says what to do. */
+gboolean ms_tshark_setup(ms_tshark_t *t, const char *tshark_path, const char *plugin_path,
+                         const char *display_filter, GError **err);
+void     ms_tshark_cleanup(ms_tshark_t *t);
+
+/* Checks that file is a readable pcap or pcapng capture; *message says why not. */
+gboolean ms_capture_file_ok(const char *file, char **message);
+
+/* Runs tshark on file into out. *pid is set while tshark runs (for progress),
+ * 0 otherwise. *message: the error (RUN_*_ERROR) or a warning with partial
+ * results (RUN_INPUT_ERROR with out filled, e.g. a truncated file). */
+ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture_t *out, volatile gint *pid,
+                              char **message);
+
+#endif

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""test_analyser_vs_truth.py METERSCOPE CAPTURE: `meterscope --format json`
+reports every transfer the generator's truth says a sniffer could see,
+once, with every number of its `on_air` record equal (the same comparison
+as the plugin's test), the CSV carries the same numbers, the time split
+adds up to the duration, and the progress points end at the byte count."""
+import csv
+import io
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "captures"))
+sys.path.insert(0, os.path.join(HERE, "..", "plugin"))
+import tshark_view as tv  # noqa: E402
+from test_ota_vs_truth import differences  # noqa: E402
+from analyser_run import Analyser, prefs_args  # noqa: E402
+
+
+def as_tsv_row(t):
+    """A JSON transfer as the plugin's TSV row (strings; none as -1)."""
+    row = {}
+    for k, v in t.items():
+        if isinstance(v, bool):
+            row[k] = "1" if v else "0"
+        elif v is None:
+            row[k] = "-1"
+        else:
+            row[k] = str(v)
+    return row
+
+
+def main():
+    binary, capture = sys.argv[1:3]
+    truth = tv.load_truth(capture)
+    a = Analyser(binary)
+    failures = 0
+    try:
+        cap = a.copy(capture)
+        args = prefs_args(truth)
+        if truth.get("security"):
+            args += ["--key", truth["network_key"]]
+        res = a.run(args + ["--no-progress", "--format", "json", cap])
+        if res.returncode != 0:
+            print("FAIL  meterscope exited %d: %s" % (res.returncode, res.stderr.strip()))
+            return 1
+        report = json.loads(res.stdout)
+        assert report["format"] == "meterscope-report" and report["version"] == 1
+        transfers = report["captures"][0]["transfers"]
+        csv_res = a.run(args + ["--no-progress", "--format", "csv", cap])
+        csv_rows = list(csv.DictReader(io.StringIO(csv_res.stdout)))
+    finally:
+        a.close()
+
+    if len(csv_rows) != len(transfers):
+        print("FAIL  CSV has %d rows, JSON %d transfers" % (len(csv_rows), len(transfers)))
+        failures += 1
+    for t, c in zip(transfers, csv_rows):
+        for k in ("transfer", "blocks", "bytes", "requests", "retransmissions", "fragments_lost"):
+            if str(t[k]) != c[k]:
+                print("FAIL  CSV %s %s != JSON %s" % (k, c[k], t[k]))
+                failures += 1
+        parts = sum(t[k] for k in ("time_air_s", "time_timeouts_s", "time_network_s", "time_turnaround_s"))
+        if abs(parts - t["duration_s"]) > 4e-6:
+            print("FAIL  transfer %d: the time split adds up to %.6f, not %.6f" % (t["transfer"], parts,
+                                                                                 t["duration_s"]))
+            failures += 1
+        blocks = [p for p in t["progress"] if p[2] == "block"]
+        if t["bytes"] and (not blocks or blocks[-1][1] < t["bytes"]):
+            print("FAIL  transfer %d: progress ends below %d bytes" % (t["transfer"], t["bytes"]))
+            failures += 1
+        repeats = sum(1 for p in t["progress"] if p[2] != "block")
+        if repeats != t["retransmissions"] + t["rerequests"]:
+            print("FAIL  transfer %d: %d repeat marks, %d repeats" % (t["transfer"], repeats,
+                                                                   t["retransmissions"] + t["rerequests"]))
+            failures += 1
+
+    unmatched = list(transfers)
+    for x in [x for x in truth["transfers"] if x["on_air"]["requests"] > 0]:
+        oa = x["on_air"]
+        match = [t for t in unmatched if t["meter"] == x["meter"]["ipv6"] and t["path"] == x["uri_path"]
+                 and t["first_request_us"] == oa["first_request_us"]]
+        if len(match) != 1:
+            print("FAIL  transfer %d (%s %s): reported %d times" % (x["id"], x["meter"]["name"], x["uri_path"],
+                                                                 len(match)))
+            failures += 1
+            continue
+        unmatched.remove(match[0])
+        diff = differences(as_tsv_row(match[0]), x)
+        print("%s  transfer %d (%s %s): %s" % ("ok   " if not diff else "FAIL ", x["id"], x["meter"]["name"],
+                                              x["uri_path"], "every number equal" if not diff else "; ".join(diff)))
+        failures += bool(diff)
+    for t in unmatched:
+        print("FAIL  transfer %d (%s %s) invented" % (t["transfer"], t["meter"], t["path"]))
+        failures += 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""test_exit_codes.py METERSCOPE COMMITTED_DIR: the analyser's exit codes
+and messages (0 report, 1 usage, 2 input, 3 tshark or plugin) on bad
+input, each with a clear `meterscope:` message on stderr and, for a
+truncated capture, the partial report still on stdout."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from analyser_run import Analyser  # noqa: E402
+
+CTX = ["-O", "6lowpan.context1:2001:db8:1::/64", "--no-progress"]
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print("%s  %s" % ("ok   " if ok else "FAIL ", what))
+    failures += not ok
+
+
+def expect(res, code, stderr_has, what):
+    check(res.returncode == code and stderr_has in res.stderr and
+          all(line.startswith("meterscope: ") for line in res.stderr.splitlines()),
+          "%s: exit %d (got %d), says '%s' (stderr: %s)" % (what, code, res.returncode, stderr_has,
+                                                           res.stderr.strip()[:200]))
+
+
+def main():
+    binary, committed = sys.argv[1:3]
+    a = Analyser(binary)
+    try:
+        default = a.copy(os.path.join(committed, "default.pcap"))
+        secure = a.copy(os.path.join(committed, "secure.pcap"))
+        with open(default, "rb") as f:
+            data = f.read()
+        trunc = os.path.join(a.tmp, "truncated.pcap")
+        with open(trunc, "wb") as f:
+            f.write(data[:len(data) // 2 + 7])          # cut inside a record
+        empty = os.path.join(a.tmp, "empty.pcap")
+        open(empty, "wb").close()
+        text = os.path.join(a.tmp, "notes.pcap")
+        with open(text, "w") as f:
+            f.write("this is not a capture\n")
+        for p in (trunc, empty, text):
+            os.chmod(p, 0o644)
+
+        res = a.run(CTX + [default])
+        expect(res, 0, "", "a good capture")
+        check("Where the time went" in res.stdout and "recommended: SZX" in res.stdout,
+              "the table has the time split and the recommendation")
+        expect(a.run(CTX + ["--format", "xml", default]), 1, "unknown format", "unknown --format")
+        expect(a.run(CTX + ["--no-such-option", default]), 1, "no-such-option", "unknown option")
+        expect(a.run(CTX), 1, "no capture", "no capture given")
+        expect(a.run(CTX + ["--key", "123", default]), 1, "32 hex digits", "a malformed key")
+        expect(a.run(CTX + ["-Y", "not a filter ===", default]), 1, "invalid", "a bad display filter")
+        expect(a.run(CTX + [os.path.join(a.tmp, "missing.pcap")]), 2, "No such file", "a missing file")
+        expect(a.run(CTX + [empty]), 2, "empty file", "a zero-byte file")
+        expect(a.run(CTX + [text]), 2, "not a pcap or pcapng", "a text file")
+        res = a.run(CTX + ["--format", "json", trunc])
+        expect(res, 2, "cut short", "a truncated capture")
+        check(res.stdout and json.loads(res.stdout)["captures"][0]["frames"] > 0,
+              "a truncated capture still gets its partial report")
+        res = a.run(CTX + [default, empty])
+        expect(res, 2, "empty file", "one bad capture among good ones")
+        check("default.pcap" in res.stdout, "the good capture is still reported")
+        expect(a.run(CTX + [secure]), 2, "--key", "an encrypted capture without its key")
+        res = a.run(CTX + ["--key", "00112233445566778899aabbccddeeff", secure])
+        expect(res, 0, "", "an encrypted capture with its key")
+        expect(a.run(CTX + ["--key", "ffeeddccbbaa99887766554433221100", secure]), 2, "is --key the network key",
+               "an encrypted capture with the wrong key")
+        expect(a.run(CTX + ["--tshark", "/nonexistent/tshark", default]), 3, "tshark not found", "no tshark")
+        expect(a.run(CTX + ["--plugin", "/nonexistent/meterscope.so", default], plugin=False), 3,
+               "not installed", "no plugin")
+        res = a.run(CTX + ["--meter", "2001:db8:1:0:212:4b00:1a0:c000", "--format", "json", default])
+        check(res.returncode == 0 and len(json.loads(res.stdout)["captures"][0]["transfers"]) == 2,
+              "--meter keeps that meter's transfers")
+        res = a.run(CTX + ["--meter", "2001:db8:1::99", "--format", "json", default])
+        check(res.returncode == 0 and json.loads(res.stdout)["captures"][0]["transfers"] == [],
+              "--meter with another address keeps none")
+        out = os.path.join(a.tmp, "report.csv")
+        res = a.run(CTX + ["--format", "csv", "-o", out, default])
+        check(res.returncode == 0 and res.stdout == "" and open(out).readline().startswith("capture,transfer,"),
+              "-o writes the report to a file (CSV with a header row)")
+        plots = os.path.join(a.tmp, "plots")
+        res = a.run(CTX + ["--plot", plots, default, secure, "--key", "00112233445566778899aabbccddeeff"])
+        names = sorted(os.listdir(plots)) if os.path.isdir(plots) else []
+        check(res.returncode == 0 and names == ["default-progress.svg", "default-time-split.svg",
+                                                "rate-by-szx.svg", "secure-progress.svg", "secure-time-split.svg"],
+              "--plot writes the plots (%s)" % names)
+    finally:
+        a.close()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
