@@ -19,7 +19,8 @@ WARNING = 6291456   # expert severity PI_WARN
 
 
 def tshark_cmd(capture, truth, extra=()):
-    cmd = [os.environ.get("TSHARK", "tshark"), "-n", "-r", capture]
+    # Stock tshark: a meterscope plugin installed for this user takes no part.
+    cmd = [os.environ.get("TSHARK", "tshark"), "-n", "--disable-protocol", "meter", "-r", capture]
     for pref in truth.get("wireshark_prefs", []):
         cmd += ["-o", pref]
     return cmd + list(extra)
