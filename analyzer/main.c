@@ -32,7 +32,7 @@ static const GOptionEntry entries[] = {
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &opt_plot, "Write SVG plots into DIR", "DIR" },
     { "key", 'k', 0, G_OPTION_ARG_STRING, &opt_key, "Thread network key (32 hex digits), for secured captures", "KEY" },
     { "meter", 'm', 0, G_OPTION_ARG_STRING, &opt_meter, "Only the transfers of this meter (IPv6 address)", "ADDR" },
-    { "display-filter", 'Y', 0, G_OPTION_ARG_STRING, &opt_filter, "Only transfers with a frame matching this Wireshark display filter", "FILTER" },
+    { "display-filter", 'Y', 0, G_OPTION_ARG_STRING, &opt_filter, "Only transfers with a frame matching this Wireshark display filter (one pass: fields that need later frames, such as meter.frag.incomplete, never match)", "FILTER" },
     { "stall", 0, 0, G_OPTION_ARG_INT, &opt_stall, "A silence longer than this is a stall (default 10)", "SECONDS" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &opt_jobs, "Captures analysed at once (default: the number of cores)", "N" },
     { "pref", 'O', 0, G_OPTION_ARG_STRING_ARRAY, &opt_prefs, "A Wireshark preference for tshark -o, e.g. 6lowpan.context0:fd00::/64 (repeatable)", "NAME:VALUE" },
@@ -230,7 +230,7 @@ static void write_plots(ms_analysis_t *a, guint n, int *status)
 
 int main(int argc, char **argv)
 {
-    GOptionContext *ctx = g_option_context_new("CAPTURE... - block-wise transfer reports from sniffer captures");
+    GOptionContext *ctx = g_option_context_new("- block-wise transfer reports from sniffer captures");
     GError *err = NULL;
     ms_format_t fmt = FMT_TABLE;
     ms_tshark_t tshark = { 0 };
@@ -238,8 +238,8 @@ int main(int argc, char **argv)
 
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_description(ctx,
-        "Runs tshark with the meterscope plugin on each capture (pcap or pcapng, any link type tshark\n"
-        "reads) and reports every CoAP block-wise transfer: blocks, bytes, rate, repeats, fragment loss,\n"
+        "Runs tshark with the meterscope plugin on each capture (pcap or pcapng; the link-layer numbers\n"
+        "need link type 195, 230, 283 or ZEP v2) and reports every CoAP block-wise transfer: blocks, bytes, rate, repeats, fragment loss,\n"
         "where the time went, and the block size to use (docs/field-guide.md).\n\n"
         "Exit status: 0 report written, 1 usage error, 2 input error (missing, unreadable, truncated\n"
         "or non-capture file; partial results are still printed), 3 tshark or plugin problem.");

@@ -57,9 +57,10 @@ static void transfers(FILE *out, const ms_capture_t *c)
 
 static void time_split(FILE *out, const ms_capture_t *c)
 {
-    fprintf(out, "\nWhere the time went (seconds and share of each transfer's duration)\n");
+    fprintf(out, "\nWhere the time went (seconds and share of each transfer's duration; RTTl: round trip "
+                 "from a request's last transmission)\n");
     fprintf(out, "%-3s %10s %17s %17s %17s %17s %14s %9s %9s\n", "#", "duration", "air", "timeouts", "network",
-            "turn-around", "stalls", "RTT med", "turn med");
+            "turn-around", "stalls", "RTTl med", "turn med");
     for (guint i = 0; i < c->transfers->len; i++) {
         const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
         double d = x->duration_s;
