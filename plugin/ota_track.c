@@ -325,7 +325,7 @@ static void attribute_copies(ota_track_t *t, ota_msg_t *msg, gint64 now)
     for (guint i = 0; list && i < wmem_array_get_count(list); i++) {
         ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i);
         if (!c->msg && c->coap_type == msg->type && c->coap_code == msg->code &&
-            c->first_us <= now && now - c->first_us < ATTRIBUTE_US)
+            c->first_us <= now && c->first_us >= msg->not_before && now - c->first_us < ATTRIBUTE_US)
             c->msg = msg;
     }
 }
@@ -425,6 +425,8 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         msg = wmem_new0(t->scope, ota_msg_t);
         msg->xfer = x;
         msg->is_request = meter_coap_is_request(m);
+        /* A request follows whatever its transfer did before it. */
+        msg->not_before = msg->is_request && x->last_us >= 0 ? x->last_us : 0;
         msg->type = m->type;
         msg->code = m->code;
         msg->mid = m->mid;
@@ -435,6 +437,8 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
             msg->responses = wmem_array_new(t->scope, sizeof(ota_msg_t *));
         } else {
             msg->request = (ota_msg_t *)wmem_map_lookup(t->request_by_frame, GUINT_TO_POINTER(ctx->request_frame));
+            if (msg->request)
+                msg->not_before = ((ota_round_t *)wmem_array_index(msg->request->rounds, 0))->first_us;
             if (msg->request && msg->code != 0)
                 wmem_array_append_one(msg->request->responses, msg);
         }
@@ -593,6 +597,8 @@ static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
         if (pass == 0 && (m->type != c->coap_type || m->code != c->coap_code))
             continue;
         if (pass == 1 && !(c->coap_type == 2 && m->is_request && m->type == 0))
+            continue;
+        if (c->first_us < m->not_before)
             continue;
         for (guint k = 0; k < wmem_array_get_count(m->rounds); k++) {
             ota_round_t *rd = (ota_round_t *)wmem_array_index(m->rounds, k);

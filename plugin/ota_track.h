@@ -105,6 +105,7 @@ struct ota_msg {
     guint8     szx;
     wmem_array_t *rounds;         /* ota_round_t */
     ota_msg_t *request;           /* a response: its request */
+    gint64     not_before;        /* no copy of it can start earlier: the exchange began then */
     wmem_array_t *responses;      /* a request: its response messages (ota_msg_t *) */
 };
 
