@@ -118,14 +118,27 @@ static void add_prefs(ms_tshark_t *t)
         g_ptr_array_add(t->prefs, g_strdup_printf("meter.ota.stall_seconds:%d", opt_stall));
 }
 
+static int bigger_first(const void *a, const void *b)
+{
+    const job_t *x = *(job_t *const *)a, *y = *(job_t *const *)b;
+    return (x->progress->size < y->progress->size) - (x->progress->size > y->progress->size);
+}
+
 static void run_all(job_t *jobs, ms_job_progress_t *progress, guint n, gboolean show_progress)
 {
     guint threads = opt_jobs ? (guint)opt_jobs : g_get_num_processors();
     GThreadPool *pool = g_thread_pool_new(run_job, NULL, (gint)MAX(threads, 1), TRUE, NULL);
 
+    /* Biggest capture first: the longest job starts at once, the small ones
+     * fill the other threads (the report keeps the command line's order). */
+    job_t **order = g_new(job_t *, n);
     for (guint i = 0; i < n; i++)
-        if (!jobs[i].skipped)
-            g_thread_pool_push(pool, &jobs[i], NULL);
+        order[i] = &jobs[i];
+    qsort(order, n, sizeof(job_t *), bigger_first);
+    for (guint i = 0; i < n; i++)
+        if (!order[i]->skipped)
+            g_thread_pool_push(pool, order[i], NULL);
+    g_free(order);
     if (show_progress) {
         for (;;) {
             guint done = 0;
