@@ -403,7 +403,8 @@ static void time_split(summary_t *m, GPtrArray *order, gint64 end)
         if (answered)
             mark(marks, q->acc_last, SPLIT_TURNAROUND);
     }
-    qsort(m->air->data, m->air->len, 2 * sizeof(gint64), cmp_span);
+    if (m->air->len)   /* the gateway's view has no air: qsort(NULL, 0) is undefined */
+        qsort(m->air->data, m->air->len, 2 * sizeof(gint64), cmp_span);
     for (guint i = 0; i < marks->len; i++) {
         const mark_t *mk = &g_array_index(marks, mark_t, i);
         gint64 from = MAX(mk->at, m->first_request);
