@@ -168,7 +168,7 @@ static void copy_update_coverage(ota_copy_t *c)
     gboolean first = FALSE;
     guint32 covered = 0, at;
 
-    if (c->size == 0) {            /* unfragmented: one frame is the whole datagram */
+    if (!c->fragmented) {          /* unfragmented: one frame is the whole datagram */
         c->complete = TRUE;
         return;
     }
@@ -204,7 +204,7 @@ static void copy_update_coverage(ota_copy_t *c)
             return;
         at += c->frags[order[i]].len;
     }
-    c->complete = at >= c->size;
+    c->complete = at >= c->size && !c->bad_size;
 }
 
 static ota_copy_t *new_copy(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv, copy_key_t *key)
@@ -216,6 +216,7 @@ static ota_copy_t *new_copy(ota_track_t *t, ota_frame_t *f, const lowpan_view_t 
     c->dst = f->dst;
     c->tag = lv->is_frag ? lv->tag : 0;
     c->size = lv->is_frag ? lv->size : 0;
+    c->fragmented = lv->is_frag;
     c->first_frame = f->frame;
     c->first_us = f->ts_us;
     wmem_array_append_one(t->copy_list, c);
@@ -283,6 +284,9 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
     f->frag_index = i;
     f->frag_offset = lv->offset;
     f->frag_len = c->frags[i].len;
+    /* RFC 4944: every fragment lies within datagram_size. */
+    if (lv->is_frag && (lv->size == 0 || (guint32)f->frag_offset + f->frag_len > lv->size))
+        c->bad_size = TRUE;
     if (!c->complete) {
         copy_update_coverage(c);
         if (c->complete)
@@ -883,10 +887,10 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
             s->frames_sent++;
             if (t->acks_seen && !c->frags[k].acked) {
                 s->frames_unacked++;
-                s->fragments_lost += c->size != 0;
+                s->fragments_lost += c->fragmented;
             }
         }
-        if (c->size) {
+        if (c->fragmented) {
             s->datagrams_fragmented++;
             s->datagrams_incomplete += !c->complete;
         }

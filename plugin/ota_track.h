@@ -73,6 +73,8 @@ struct ota_copy {
     guint32     id;
     ota_addr_t  src, dst;
     guint16     tag, size;
+    gboolean    fragmented;       /* FRAG1/FRAGN headers (size may still be 0: bad_size) */
+    gboolean    bad_size;         /* datagram_size 0 or smaller than a fragment's end: never complete */
     guint32     first_frame, last_frame;
     gint64      first_us, last_us;
     ota_frag_t *frags;            /* grows as fragments appear */

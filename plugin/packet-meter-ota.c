@@ -30,6 +30,7 @@ static expert_field ei_ota_renegotiation = EI_INIT, ei_ota_szx7 = EI_INIT, ei_ot
 static expert_field ei_ota_error_response = EI_INIT, ei_ota_length = EI_INIT;
 static expert_field ei_ota_last_block = EI_INIT, ei_ota_stall = EI_INIT, ei_ota_incomplete = EI_INIT;
 static expert_field ei_frag_incomplete = EI_INIT, ei_frag_lost = EI_INIT, ei_frag_mac_retry = EI_INIT;
+static expert_field ei_frag_bad_size = EI_INIT;
 
 static guint pref_stall_s = 10;
 static ota_track_t *tracker;
@@ -98,7 +99,7 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
     gboolean later = PINFO_FD_VISITED(pinfo);
 
     /* Only frames with something to say: retries, fragments, acknowledged frames. */
-    if (!f->mac_retry && !f->sniffer_dup && !(c && c->size) && !f->ack_frame)
+    if (!f->mac_retry && !f->sniffer_dup && !(c && c->fragmented) && !f->ack_frame)
         return;
     ti = proto_tree_add_item(tree, proto_meter, tvb, 0, 0, ENC_NA);
     proto_item_append_text(ti, ", link");
@@ -114,7 +115,7 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
     }
     if (f->ack_frame)
         gen_uint(ft, hf_frag_ack_in, tvb, f->ack_frame);
-    if (!c || !c->size)
+    if (!c || !c->fragmented)
         return;
     proto_item_append_text(ti, ", fragment %u of datagram %u", f->frag_index + 1, c->id);
     gen_uint(ft, hf_frag_datagram, tvb, c->id);
@@ -127,6 +128,10 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
     }
     gen_uint(ft, hf_frag_tag, tvb, c->tag);
     gen_uint(ft, hf_frag_size, tvb, c->size);
+    if (c->bad_size)
+        expert_add_info_format(pinfo, ti, &ei_frag_bad_size,
+                               "6LoWPAN datagram_size %u is 0 or smaller than its fragments: it can never be complete",
+                               c->size);
     gen_uint(ft, hf_frag_offset, tvb, f->frag_offset);
     gen_uint(ft, hf_frag_seen, tvb, c->n_frags);
     gen_uint(ft, hf_frag_covered, tvb, c->covered);
@@ -313,6 +318,8 @@ void proto_register_meter_ota(void)
         { &ei_ota_stall, { "meter.ota.stall.expert", PI_SEQUENCE, PI_WARN, "Transfer stalled", EXPFILL } },
         { &ei_ota_incomplete, { "meter.ota.incomplete", PI_SEQUENCE, PI_WARN,
           "Transfer never completed in this capture", EXPFILL } },
+        { &ei_frag_bad_size, { "meter.frag.bad_size", PI_MALFORMED, PI_ERROR,
+            "6LoWPAN datagram_size 0 or smaller than its fragments", EXPFILL } },
         { &ei_frag_incomplete, { "meter.frag.incomplete", PI_SEQUENCE, PI_WARN,
           "6LoWPAN datagram never completed on this link: the whole datagram is lost", EXPFILL } },
         { &ei_frag_lost, { "meter.frag.lost", PI_SEQUENCE, PI_NOTE,

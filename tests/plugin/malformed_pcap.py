@@ -46,8 +46,9 @@ def rec(name=None, t=0, v=1.0, extra=()):
     return r
 
 
-def image(body=b"\x5a" * 200, magic=0x96f3b83d, hdr_size=32, tlv_len_extra=0, bad_digest=False):
-    hdr = struct.pack("<IIHHII BBHI I", magic, 0, hdr_size, 0, len(body), 0, 1, 0, 0, 7, 0)
+def image(body=b"\x5a" * 200, magic=0x96f3b83d, hdr_size=32, tlv_len_extra=0, bad_digest=False, img_size=None):
+    size = len(body) if img_size is None else img_size
+    hdr = struct.pack("<IIHHII BBHI I", magic, 0, hdr_size, 0, size, 0, 1, 0, 0, 7, 0)
     digest = hashlib.sha256(hdr + body).digest()
     if bad_digest:
         digest = bytes([digest[0] ^ 0xff]) + digest[1:]
@@ -97,9 +98,11 @@ def udp_ipv6(src, dst, payload):
 CASES = []
 
 
-def case(name, what, expert, still, request, response):
+def case(name, what, expert, still, request, response, extra=()):
+    """extra: more (request, response) pairs after the first; the case's
+    frame is then the last response."""
     CASES.append({"name": name, "what": what, "expert": expert, "still": still,
-                  "request": request, "response": response})
+                  "request": request, "response": response, "extra": list(extra)})
 
 
 def build_cases():
@@ -112,11 +115,11 @@ def build_cases():
         if req_cf is not None:
             ropts.append((12, bytes([req_cf])))
         if block2 is not None:
-            ropts.append((23, bytes([block2])))
+            ropts.append((23, block2 if isinstance(block2, bytes) else bytes([block2])))
         req = coap(0, req_code, mid[0], tok, ropts, req_payload or b"")
         sopts = [(12, bytes([cf]))] if cf is not None else []
         if block2 is not None:
-            sopts.append((23, bytes([block2])))
+            sopts.append((23, block2 if isinstance(block2, bytes) else bytes([block2])))
         resp = coap(2, resp_code, mid[0], tok, sopts, payload or b"") if resp_code else None
         return req, resp
 
@@ -160,6 +163,18 @@ def build_cases():
          "meter.fw.version", *pair("firmware/digest.img", 1, 69, 42, image(bad_digest=True), block2=0x06))
     case("fw-hdr-size-beyond", "hdr_size larger than the image", "meter.fw.hdr_size_bad",
          "meter.fw.magic", *pair("firmware/hdr.img", 1, 69, 42, image(hdr_size=4000), block2=0x06))
+    case("fw-img-size-huge", "img_size 0xFFFFFFFF in the header", "meter.fw.img_size_bad",
+         "meter.fw.magic", *pair("firmware/huge.img", 1, 69, 42, image(img_size=0xFFFFFFFF), block2=0x06))
+    # NUM 0xFFFFF at SZX 6: the block starts 1 GiB in.
+    case("fw-block-offset-1gib", "a Block2 NUM whose byte offset is 1 GiB", "meter.fw.too_large",
+         "coap.mid", *pair("firmware/far.img", 1, 69, 42, b"\x5a" * 64, block2=b"\xff\xff\xfe"))
+    # The same block of the same transfer answered twice with different bytes.
+    req, resp = pair("firmware/twice.img", 1, 69, 42, image(), block2=0x0e)
+    tok = req[4:6]
+    mid2 = struct.unpack(">H", req[2:4])[0]
+    resp2 = coap(2, 69, mid2, tok, [(12, bytes([42])), (23, bytes([0x0e]))], image(body=b"\xa5" * 200))
+    case("fw-block-conflict", "a block answered twice with different bytes", "meter.fw.block_conflict",
+         "coap.mid", req, resp, extra=[(req, resp2)])
 
 
 def write(path):
@@ -169,7 +184,10 @@ def write(path):
         f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
         frame = 0
         for i, c in enumerate(CASES):
-            for msg, src, dst in ((c["request"], METER, GATEWAY), (c["response"], GATEWAY, METER)):
+            msgs = [(c["request"], METER, GATEWAY), (c["response"], GATEWAY, METER)]
+            for rq, rs in c["extra"]:
+                msgs += [(rq, METER, GATEWAY), (rs, GATEWAY, METER)]
+            for msg, src, dst in msgs:
                 if msg is None:
                     continue
                 pkt = udp_ipv6(src, dst, msg)
