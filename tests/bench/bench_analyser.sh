@@ -1,8 +1,8 @@
 #!/bin/sh
 # bench_analyser.sh [BUILD_DIR] [RUNS]: what the analyser costs over tshark.
 # For the field-scale captures (captures/make-field-set.sh) and a large
-# busy-network capture (meter-sim --scenario busy with a 1 MiB image at SZX 2:
-# about 1.09 million frames), the wall time and peak memory of
+# busy-network capture (meter-sim --scenario busy with a 2 MiB image at SZX 2:
+# about 2.2 million frames), the wall time and peak memory of
 # `meterscope CAPTURE` as ratios to a bare `tshark -r FILE -q` with the same
 # plugin, measured in the same invocation, medians of RUNS runs each (default
 # 3). Targets (the wording, against the bare baseline): time ratio
@@ -31,14 +31,14 @@ build=${1:-$here/../../build}
 runs=${2:-3}
 tshark=$(command -v tshark)
 pref=6lowpan.context1:2001:db8:1::/64
-big_opts="--scenario busy --seed 1 --image-size 1048576 --szx 2"
+big_opts="--scenario busy --seed 1 --image-size 2097152 --szx 2"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
 "$here/../../captures/make-field-set.sh" "$build/captures/meter-sim" "$tmp/cap" >/dev/null
 # shellcheck disable=SC2086 # big_opts is a list of options
-"$build/captures/meter-sim" $big_opts --quiet --output "$tmp/cap/busy-1m.pcap"
+"$build/captures/meter-sim" $big_opts --quiet --output "$tmp/cap/busy-2m.pcap"
 mkdir -p "$tmp/with/4.0/epan" "$tmp/home" "$tmp/run" "$tmp/bin"
 # Copies, so that a rebuild during the benchmark cannot swap them halfway.
 cp "$build/plugin/meterscope.so" "$tmp/with/4.0/epan/"
@@ -109,8 +109,8 @@ own_peak() {
     echo "$hwm"
 }
 
-n_big=$(frames "$tmp/cap/busy-1m.pcap")
-for f in "$tmp"/cap/field-szx*.pcap "$tmp/cap/busy-1m.pcap"; do
+n_big=$(frames "$tmp/cap/busy-2m.pcap")
+for f in "$tmp"/cap/field-szx*.pcap "$tmp/cap/busy-2m.pcap"; do
     name=$(basename "$f" .pcap)
     echo "measuring $name ..." >&2
     own=$(own_peak "$f")
@@ -133,9 +133,9 @@ for _ in $(seq "$runs"); do
     timed "$tmp/r.j2" j2 "$tmp"/cap/field-szx*.pcap
 done
 
-echo "large busy capture: busy-1m, $n_big frames (meter-sim $big_opts)"
-if [ "$n_big" -lt 1000000 ]; then
-    echo "warning: busy-1m has fewer than 1000000 frames"
+echo "large busy capture: busy-2m, $n_big frames (meter-sim $big_opts)"
+if [ "$n_big" -lt 2000000 ]; then
+    echo "warning: busy-2m has fewer than 2000000 frames"
 fi
 printf '%-9s %-11s %8s %8s %9s %10s %10s %9s %7s %7s\n' baseline capture frames "base s" "base kB" \
     "analyser s" "analyser kB" "own kB" time memory
