@@ -1,12 +1,17 @@
-/* fuzz_link.c: fragment accounting. The input is a run of 802.15.4 frames,
- * each [u16 length][u16 microseconds since the previous frame][PSDU with
- * FCS]; every frame goes through the MAC and 6LoWPAN readers and into the
- * tracker (retries, ACKs, datagram copies), which is finalized at the end.
+/* fuzz_link.c: fragment accounting. The input is a run of captured records,
+ * each [u16 length][u16 microseconds since the previous frame][record]; the
+ * first byte of the input picks the link type (195, 230, TAP or ZEP in
+ * Ethernet). Every record goes through the record, MAC and 6LoWPAN readers
+ * and into the tracker (retries, ACKs, datagram copies), finalized at the end.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "fuzz_common.h"
 #include "ota_track.h"
 #include "wpan_view.h"
+#include <wiretap/wtap.h>
+
+static const int encaps[] = { WTAP_ENCAP_IEEE802_15_4, WTAP_ENCAP_IEEE802_15_4_NOFCS,
+                              WTAP_ENCAP_IEEE802_15_4_TAP, WTAP_ENCAP_ETHERNET };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -15,16 +20,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     guint32 frame = 0;
 
     fuzz_init_once();
+    int encap = encaps[fuzz_u8(&r) % G_N_ELEMENTS(encaps)];
     wmem_allocator_t *scope = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
     ota_track_t *t = ota_track_new(scope);
     while (fuzz_more(&r) && frame < 4096) {
-        guint len = MIN(fuzz_u16(&r), (guint)(r.n - r.at));
+        guint want = fuzz_u16(&r);          /* read once: MIN() evaluates twice */
+        guint len = MIN(want, (guint)(r.n - r.at));
         ts += fuzz_u16(&r);
-        tvbuff_t *psdu = tvb_new_real_data(r.p + r.at, len, (gint)len);
+        tvbuff_t *rec = tvb_new_real_data(r.p + r.at, len, (gint)len);
         r.at += len;
+        gboolean has_fcs = FALSE;
+        tvbuff_t *psdu = wpan_view_psdu(rec, encap, &has_fcs);
         wpan_view_t wv;
         ota_link_in_t in = { .frame = ++frame, .ts_us = ts, .air_us = (len + 6) * 32 };
-        if (wpan_view_parse(psdu, TRUE, &wv)) {
+        if (psdu && wpan_view_parse(psdu, has_fcs, &wv)) {
             in.has_wpan = TRUE;
             in.frame_type = wv.frame_type;
             in.seq = wv.seq;
@@ -37,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (in.has_wpan && wv.frame_type == 1 && !wv.security &&
             lowpan_view_parse(psdu, wv.payload_offset, wv.payload_end - wv.payload_offset, &lv))
             ota_track_lowpan(t, f, &lv);
-        tvb_free(psdu);
+        tvb_free_chain(rec);
     }
     ota_track_finalize(t, 10);
     wmem_destroy_allocator(scope);

@@ -22,5 +22,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)mcuboot_find_tlv(&info, 0x10, 32);
     mcuboot_verify_t v;
     mcuboot_verify(data, &info, NULL, &v);
+    /* With a key: the input's last 32 bytes, as hex through the preference parser. */
+    if (size >= 32) {
+        char hex[65];
+        guint8 key[32];
+        for (int i = 0; i < 32; i++)
+            g_snprintf(hex + 2 * i, 3, "%02x", data[size - 32 + i]);
+        if (mcuboot_parse_pubkey_hex(hex, key) && mcuboot_ed25519_key_usable(key))
+            mcuboot_verify(data, &info, key, &v);
+    }
     return 0;
 }

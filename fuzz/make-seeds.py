@@ -72,9 +72,10 @@ def main():
             save(out, "senml", payload)
         linktype, recs = pcap_records(cap, 400)
         if linktype == 195:
-            # [u16 length][u16 microseconds][PSDU], a run of 100 frames per seed.
+            # [link type choice 0 = 195] then [u16 length][u16 microseconds][record],
+            # a run of 100 frames per seed.
             for start in range(0, len(recs), 100):
-                blob = b"".join(struct.pack(">HH", len(r), 3000) + r for r in recs[start:start + 100])
+                blob = b"\x00" + b"".join(struct.pack(">HH", len(r), 3000) + r for r in recs[start:start + 100])
                 save(out, "link", blob)
     # Images: the firmware blocks of the default capture, concatenated in order.
     blocks = [coap_payload(m) for m in fields(os.path.join(committed, "default.pcap"),
