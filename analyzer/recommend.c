@@ -11,23 +11,25 @@
 #include "recommend.h"
 
 /* IEEE 802.15.4: 127-byte PSDU; short addresses and PAN ID compression
- * (9-byte MAC header) and the FCS leave 116 bytes. A CoAP block response
- * adds about 36 bytes (compressed IPv6/UDP with the gateway's address
- * inline, CoAP header, token and Block2): blocks over 80 bytes fragment.
- * FRAG1 has a 4-byte header, FRAGN a 5-byte one and 8-byte multiples. */
+ * (9-byte MAC header) and the FCS leave 116 bytes. FRAG1 has a 4-byte
+ * header, FRAGN a 5-byte one and 8-byte multiples of data. What a response
+ * adds to its block (compressed IPv6/UDP, CoAP header, token, options) is
+ * measured on the capture: the bytes of its complete response frames. */
 #define FRAME_ROOM      116
-#define BLOCK_OVERHEAD  36
+#define MAC_OVERHEAD    11
 #define FRAG1_HEADER    4
-#define FRAGN_DATA      (((FRAME_ROOM - 5) / 8) * 8)
+#define FRAGN_HEADER    5
+#define FRAGN_DATA      (((FRAME_ROOM - FRAGN_HEADER) / 8) * 8)
+#define DEFAULT_OVERHEAD 36     /* "a block bigger than about 80 bytes is fragmented" */
 #define MAX_RETRANSMIT  4       /* RFC 7252: then the meter starts again with a new MID */
 
-guint ms_frames_for_block(guint32 block_size)
+guint ms_frames_for_block(guint32 block_size, double overhead)
 {
-    guint32 bytes = block_size + BLOCK_OVERHEAD;
+    double bytes = block_size + overhead;
 
     if (bytes <= FRAME_ROOM)
         return 1;
-    return 1 + (bytes + FRAG1_HEADER - FRAME_ROOM + FRAGN_DATA - 1) / FRAGN_DATA;
+    return 1 + (guint)ceil((bytes + FRAG1_HEADER - FRAME_ROOM) / FRAGN_DATA);
 }
 
 /* Expected time waiting for timeouts per block when each exchange fails
@@ -46,6 +48,11 @@ static double expected_wait(double f, double timeout)
         cycle += fk * ldexp(1, k - 1);
     }
     return timeout * cycle / (1 - pow(f, MAX_RETRANSMIT + 1));
+}
+
+static double ratio(double a, double b, double none)
+{
+    return b > 0 ? a / b : none;
 }
 
 const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c)
@@ -72,15 +79,28 @@ gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recomm
     if (!x || !x->blocks || !x->requests || !x->frames_sent)
         return FALSE;
     double blocks = x->blocks;
-    guint frames0 = 1 + ms_frames_for_block(x->block_size);
+    guint32 complete = x->response_copies - MIN(x->response_copies_lost, x->response_copies);
 
     r->transfer = x->transfer;
     r->block_size = x->block_size;
     r->flash_s_per_byte = flash_s_per_byte;
-    r->frame_loss = x->acks_visible ? (double)x->frames_unacked / x->frames_sent : 0;
+    r->request_loss = ratio(x->request_copies_lost, x->request_copies, 0);
+    r->response_loss = ratio(x->response_copies_lost, x->response_copies, 0);
+    r->response_frames = ratio(x->response_frames_complete, complete, 1);
+    /* Bytes on air of a complete response, less its MAC and FRAG headers and the block. */
+    double k0 = r->response_frames;
+    r->block_overhead = complete ? ratio(x->response_bytes_complete, complete, 0) - MAC_OVERHEAD * k0 -
+                                   (k0 > 1 ? FRAG1_HEADER + FRAGN_HEADER * (k0 - 1) : 0) - x->block_size
+                                 : DEFAULT_OVERHEAD;
+    r->block_overhead = CLAMP(r->block_overhead, 0, FRAME_ROOM);
+    /* The loss of each extra frame: measured on fragmented responses as the
+     * frame loss; with single-frame datagrams only, taken as the loss of a
+     * single-frame request (the capture cannot tell more). */
+    r->frame_loss = k0 >= 1.5 && x->acks_visible ? ratio(x->frames_unacked, x->frames_sent, 0) : r->request_loss;
+    r->hops = MAX(1.0, ratio(x->request_copies, x->requests, 1));
     r->exchange_loss = MIN(1.0, (double)(x->retransmissions + x->rerequests) / x->requests);
-    r->frames_per_exchange = (double)x->frames_sent / x->requests;
-    r->other_loss = MAX(0.0, 1 - (1 - r->exchange_loss) / pow(1 - r->frame_loss, r->frames_per_exchange));
+    double delivered = pow((1 - r->request_loss) * (1 - r->response_loss), r->hops);
+    r->other_loss = delivered > 0 ? MAX(0.0, 1 - (1 - r->exchange_loss) / delivered) : 0;
     r->air_s = x->time_air_s / blocks;
     r->network_s = x->time_network_s / blocks;
     r->turnaround_s = x->time_turnaround_s / blocks;
@@ -90,13 +110,13 @@ gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recomm
     double unit = expected_wait(r->exchange_loss, 1);
     r->timeout_s = unit > 0 && isfinite(unit) ? r->timeouts_s / unit : 2.5;
 
-    double best = -1;
+    double frames0 = 1 + k0, best = -1;
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
         guint32 b = 16u << szx;
-        /* Frames scale with the arithmetic, hops and all, from the measured count. */
-        double frames = r->frames_per_exchange * (1 + ms_frames_for_block(b)) / frames0;
-        double fail = 1 - (1 - r->other_loss) * pow(1 - r->frame_loss, frames);
-        double t = r->air_s * frames / r->frames_per_exchange + r->network_s +
+        guint k = ms_frames_for_block(b, r->block_overhead);
+        double response_loss = 1 - (1 - r->response_loss) * pow(1 - r->frame_loss, (double)k - k0);
+        double fail = 1 - (1 - r->other_loss) * pow((1 - r->request_loss) * (1 - CLAMP(response_loss, 0, 1)), r->hops);
+        double t = r->air_s * (1 + k) / frames0 + r->network_s +
                    MAX(0.0, r->turnaround_s + flash_s_per_byte * ((double)b - x->block_size)) +
                    expected_wait(fail, r->timeout_s);
         r->exchange_fail[szx] = fail;

@@ -12,10 +12,14 @@
 typedef struct {
     /* inputs, measured on the transfer */
     guint32 transfer, block_size;
-    double  frame_loss;          /* frames never acknowledged / frames sent */
+    double  request_loss;        /* request datagram copies lost / sent */
+    double  response_loss;       /* response datagram copies lost / sent */
+    double  response_frames;     /* frames of a complete response datagram */
+    double  block_overhead;      /* bytes a response adds to its block on air, besides MAC and FRAG headers */
+    double  frame_loss;          /* each extra frame: frames never acknowledged / frames sent */
+    double  hops;                /* copies of a request per transmission */
     double  exchange_loss;       /* (retransmissions + re-requests) / requests */
-    double  other_loss;          /* exchange loss the frame loss does not explain */
-    double  frames_per_exchange; /* every hop */
+    double  other_loss;          /* exchange loss the datagram losses do not explain */
     double  air_s, network_s, turnaround_s, timeouts_s;   /* per block */
     double  timeout_s;           /* mean first CoAP timeout that fits the measured waits */
     double  flash_s_per_byte;    /* assumed */
@@ -30,7 +34,8 @@ typedef struct {
  * a block yet. */
 const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c);
 gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recommendation_t *out);
-/* 6LoWPAN frames for a datagram carrying a block of block_size bytes. */
-guint    ms_frames_for_block(guint32 block_size);
+/* 6LoWPAN frames for a response carrying a block of block_size bytes with
+ * overhead bytes of compressed headers and CoAP besides it. */
+guint    ms_frames_for_block(guint32 block_size, double overhead);
 
 #endif

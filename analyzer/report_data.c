@@ -163,10 +163,14 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
     json_builder_add_int_value(b, r->transfer);
     json_builder_set_member_name(b, "block_size");
     json_builder_add_int_value(b, r->block_size);
+    json_member_double(b, "request_loss", r->request_loss);
+    json_member_double(b, "response_loss", r->response_loss);
+    json_member_double(b, "response_frames", r->response_frames);
+    json_member_double(b, "block_overhead_bytes", r->block_overhead);
     json_member_double(b, "frame_loss", r->frame_loss);
+    json_member_double(b, "hops", r->hops);
     json_member_double(b, "exchange_loss", r->exchange_loss);
     json_member_double(b, "other_loss", r->other_loss);
-    json_member_double(b, "frames_per_exchange", r->frames_per_exchange);
     json_member_double(b, "air_s_per_block", r->air_s);
     json_member_double(b, "network_s_per_block", r->network_s);
     json_member_double(b, "turnaround_s_per_block", r->turnaround_s);

@@ -80,9 +80,10 @@ static void recommendation(FILE *out, const ms_recommendation_t *r)
 {
     fprintf(out, "\nBlock size (docs/recommendation.md), from transfer %u at %u-byte blocks:\n", r->transfer,
             r->block_size);
-    fprintf(out, "  measured: frame loss %.2f%%, exchange loss %.2f%% (%.2f%% not explained by frames), "
-                 "%.1f frames per exchange,\n", 100 * r->frame_loss, 100 * r->exchange_loss, 100 * r->other_loss,
-            r->frames_per_exchange);
+    fprintf(out, "  measured: datagrams lost: requests %.2f%%, responses %.2f%% (%.1f frames, %.0f bytes besides "
+                 "the block); extra frame %.2f%%;\n            exchange loss %.2f%% (%.2f%% not explained by "
+                 "datagrams), %.1f hop(s);\n", 100 * r->request_loss, 100 * r->response_loss, r->response_frames,
+            r->block_overhead, 100 * r->frame_loss, 100 * r->exchange_loss, 100 * r->other_loss, r->hops);
     fprintf(out, "            per block: air %.3fs, network %.3fs, turn-around %.3fs, timeouts %.3fs "
                  "(first timeout %.2fs); assumed flash %.0f us/byte\n", r->air_s, r->network_s, r->turnaround_s,
             r->timeouts_s, r->timeout_s, r->flash_s_per_byte * 1e6);

@@ -26,7 +26,9 @@ static const ms_column_t columns[] = {
     C(time_air_s, COL_DBL), C(time_timeouts_s, COL_DBL), C(time_network_s, COL_DBL),
     C(time_turnaround_s, COL_DBL), C(stalls, COL_U32), C(stalled_s, COL_DBL), C(datagram_copies, COL_U32),
     C(frames_sent, COL_U32), C(frames_unacked, COL_U32), C(acks_visible, COL_BOOL),
-    OPT(size_hint, COL_I64),
+    OPT(size_hint, COL_I64), C(request_copies, COL_U32), C(request_copies_lost, COL_U32),
+    C(request_frames_complete, COL_U32), C(response_copies, COL_U32), C(response_copies_lost, COL_U32),
+    C(response_frames_complete, COL_U32), C(response_bytes_complete, COL_U32),
 };
 #undef C
 #undef OPT

@@ -47,6 +47,8 @@ typedef struct {
     guint32  datagram_copies, frames_sent, frames_unacked;
     gboolean acks_visible;
     gint64   size_hint;
+    guint32  request_copies, request_copies_lost, request_frames_complete;
+    guint32  response_copies, response_copies_lost, response_frames_complete, response_bytes_complete;
     GArray  *points;             /* ms_point_t, in time order */
 } ms_transfer_t;
 

@@ -274,6 +274,7 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         c->frags[i].offset = lv->offset;
         c->frags[i].len = lv->first ? lv->frag1_span : (guint16)MAX(lv->data_len, 0);
         c->frags[i].first_frame = f->frame;
+        c->frags[i].psdu_len = (guint16)(f->air_us / 32 > 6 ? f->air_us / 32 - 6 : 0);
         c->n_frags++;
     }
     c->frags[i].transmissions++;
@@ -328,9 +329,11 @@ static void attribute_copies(ota_track_t *t, ota_msg_t *msg, gint64 now)
 
     for (guint i = 0; list && i < wmem_array_get_count(list); i++) {
         ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i);
-        if (!c->msg && c->coap_type == msg->type && c->coap_code == msg->code &&
-            c->first_us <= now && c->first_us >= msg->not_before && now - c->first_us < ATTRIBUTE_US)
+        if ((!c->msg || c->msg_is_guess) && c->coap_type == msg->type && c->coap_code == msg->code &&
+            c->first_us <= now && c->first_us >= msg->not_before && now - c->first_us < ATTRIBUTE_US) {
             c->msg = msg;
+            c->msg_is_guess = FALSE;
+        }
     }
 }
 
@@ -482,8 +485,10 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     }
     r->round = wmem_array_get_count(msg->rounds);
     attribute_copies(t, msg, ts_us);
-    if (f && f->copy && !f->copy->msg)
+    if (f && f->copy && (!f->copy->msg || f->copy->msg_is_guess)) {
         f->copy->msg = msg;
+        f->copy->msg_is_guess = FALSE;
+    }
 
     /* Transfer-level timing and progress, as known at this frame. */
     if (x->first_us < 0 && msg->is_request) {
@@ -775,6 +780,13 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
     s->frames_sent = copies.frames_sent;
     s->frames_unacked = copies.frames_unacked;
     s->acks_visible = copies.acks_visible;
+    s->request_copies = copies.request_copies;
+    s->request_copies_lost = copies.request_copies_lost;
+    s->request_frames_complete = copies.request_frames_complete;
+    s->response_copies = copies.response_copies;
+    s->response_copies_lost = copies.response_copies_lost;
+    s->response_frames_complete = copies.response_frames_complete;
+    s->response_bytes_complete = copies.response_bytes_complete;
     s->first_request_us = x->first_us;
     s->first_frame = x->first_frame;
     s->last_response_us = -1;
@@ -875,8 +887,14 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
     /* Datagram copies, each tied to its message's transfer. */
     for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
         ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
-        if (!c->msg && c->has_coap)
+        /* A guess of an earlier finalize may have been made before the
+         * message it belongs to was seen: guess again. */
+        if (c->msg_is_guess)
+            c->msg = NULL;
+        if (!c->msg && c->has_coap) {
             attribute_leftover(t, c);
+            c->msg_is_guess = c->msg != NULL;
+        }
         if (!c->msg)
             continue;
         ota_stats_t *s = &c->msg->xfer->st;
@@ -889,6 +907,21 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
                 s->frames_unacked++;
                 s->fragments_lost += c->fragmented;
             }
+        }
+        gboolean unacked = FALSE;
+        for (guint k = 0; k < c->n_frags; k++)
+            unacked |= t->acks_seen && !c->frags[k].acked;
+        gboolean lost = !c->complete || unacked;
+        if (c->msg->is_request) {
+            s->request_copies++;
+            s->request_copies_lost += lost;
+            s->request_frames_complete += lost ? 0 : c->n_frags;
+        } else if (c->coap_code != 0 || !c->has_coap) {
+            s->response_copies++;
+            s->response_copies_lost += lost;
+            s->response_frames_complete += lost ? 0 : c->n_frags;
+            for (guint k = 0; !lost && k < c->n_frags; k++)
+                s->response_bytes_complete += c->frags[k].psdu_len;
         }
         if (c->fragmented) {
             s->datagrams_fragmented++;

@@ -65,6 +65,7 @@ typedef struct {
     guint32  first_frame;
     guint    transmissions;
     gboolean acked;
+    guint16  psdu_len;            /* its frame's PSDU, FCS included */
 } ota_frag_t;
 
 #define OTA_MAX_FRAGS 64   /* 1280-byte IPv6 MTU over >= 20-byte fragments */
@@ -86,6 +87,7 @@ struct ota_copy {
     guint8      coap_type, coap_code;
     guint16     coap_mid;
     ota_msg_t  *msg;              /* the message it carried, once known */
+    gboolean    msg_is_guess;     /* msg chosen by finalize (nearest in time): redone every time */
 };
 
 /* One transmission round of a message: its copies hop by hop. */
@@ -145,6 +147,12 @@ typedef struct {
      * not, every hop), its distinct frames, and those never acknowledged. */
     guint32  datagram_copies, frames_sent, frames_unacked;
     gboolean acks_visible;
+    /* The same by direction: request and response copies (empty ACKs not
+     * counted), those lost (incomplete, or a fragment never acknowledged),
+     * and the frames of the complete ones. */
+    guint32  request_copies, request_copies_lost, request_frames_complete;
+    guint32  response_copies, response_copies_lost, response_frames_complete;
+    guint32  response_bytes_complete;   /* PSDU bytes of those frames: the block's overhead on air */
 } ota_stats_t;
 
 /* A point of a transfer's progress, for plots. */
