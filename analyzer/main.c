@@ -22,7 +22,7 @@ enum { EXIT_REPORT = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_TSHARK = 3 };
 static char *opt_format = NULL, *opt_output = NULL, *opt_plot = NULL, *opt_key = NULL, *opt_meter = NULL;
 static char *opt_filter = NULL, *opt_tshark = NULL, *opt_plugin = NULL;
 static char **opt_prefs = NULL, **opt_files = NULL;
-static int opt_stall = 0, opt_jobs = 0;
+static int opt_stall = -1, opt_jobs = 0;   /* -1: the plugin's preference */
 static double opt_flash_us = 150;
 static gboolean opt_progress = FALSE, opt_no_progress = FALSE, opt_quiet = FALSE, opt_version = FALSE;
 
@@ -101,8 +101,10 @@ static char *check_options(ms_format_t *fmt)
         return g_strdup("no capture file given (try --help)");
     if (opt_key && !valid_key(opt_key))
         return g_strdup("--key wants the Thread network key as 32 hex digits");
-    if (opt_stall < 0 || opt_jobs < 0 || opt_flash_us < 0)
-        return g_strdup("--stall, --jobs and --flash-us-per-byte cannot be negative");
+    if (opt_stall == 0 || opt_stall < -1)
+        return g_strdup("--stall wants a whole number of seconds, at least 1");
+    if (opt_jobs < 0 || opt_flash_us < 0)
+        return g_strdup("--jobs and --flash-us-per-byte cannot be negative");
     if (opt_meter && !g_hostname_is_ip_address(opt_meter))
         return g_strdup_printf("--meter wants the meter's IPv6 address, not '%s'", opt_meter);
     return NULL;
@@ -114,7 +116,7 @@ static void add_prefs(ms_tshark_t *t)
         g_ptr_array_add(t->prefs, g_strdup(opt_prefs[i]));
     if (opt_key)
         g_ptr_array_add(t->prefs, g_strdup_printf("uat:ieee802154_keys:\"%s\",\"1\",\"Thread hash\"", opt_key));
-    if (opt_stall)
+    if (opt_stall > 0)
         g_ptr_array_add(t->prefs, g_strdup_printf("meter.ota.stall_seconds:%d", opt_stall));
 }
 

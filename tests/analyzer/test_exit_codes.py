@@ -54,6 +54,13 @@ def main():
         expect(a.run(CTX + ["--no-such-option", default]), 1, "no-such-option", "unknown option")
         expect(a.run(CTX), 1, "no capture", "no capture given")
         expect(a.run(CTX + ["--key", "123", default]), 1, "32 hex digits", "a malformed key")
+        expect(a.run(CTX + ["--stall", "0", default]), 1, "at least 1", "--stall 0")
+        res = a.run(CTX + ["--stall", "5", "--format", "json", default])
+        stalls5 = sum(t["stalls"] for t in json.loads(res.stdout)["captures"][0]["transfers"]) if res.stdout else -1
+        res = a.run(CTX + ["--stall", "60", "--format", "json", default])
+        stalls60 = sum(t["stalls"] for t in json.loads(res.stdout)["captures"][0]["transfers"]) if res.stdout else -1
+        check(stalls5 > stalls60 >= 0, "--stall reaches the plugin (%d stalls over 5 s, %d over 60 s)"
+              % (stalls5, stalls60))
         expect(a.run(CTX + ["-Y", "not a filter ===", default]), 1, "invalid", "a bad display filter")
         expect(a.run(CTX + [os.path.join(a.tmp, "missing.pcap")]), 2, "No such file", "a missing file")
         expect(a.run(CTX + [empty]), 2, "empty file", "a zero-byte file")
