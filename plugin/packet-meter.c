@@ -47,6 +47,10 @@ static gint ett_meter = -1;
 static const char *pref_path_config = "meter/cfg";
 static const char *pref_path_history = "meter/his";
 static const char *pref_path_firmware = "firmware/";
+/* Off, the CoAP messages are followed but not decoded for display: for a
+ * run that only wants the statistics (the analyser), it spares stock CoAP's
+ * block reassembly, whose cost grows with the square of the blocks. */
+static gboolean pref_coap_decode = TRUE;
 
 static const value_string resource_names[] = {
     { METER_RES_OTHER, "other" },
@@ -435,6 +439,8 @@ static int meter_coap_wrapper(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         if (fs->n_coap < MAX_MSGS_PER_FRAME)
             fs->coap[fs->n_coap++] = tvb;
     }
+    if (!pref_coap_decode)
+        return tvb_captured_length(tvb);
     return call_dissector_only(coap_handle, tvb, pinfo, tree, data);
 }
 
@@ -607,6 +613,10 @@ void proto_register_meter(void)
     proto_register_subtree_array(ett, array_length(ett));
 
     meter_module = prefs_register_protocol(proto_meter, NULL);
+    prefs_register_bool_preference(meter_module, "coap_decode", "Decode CoAP for display",
+        "Let stock CoAP decode the messages on UDP 5683 for display (off: the meter hook still "
+        "follows them and the statistics are the same, in less time; the analyser turns it off)",
+        &pref_coap_decode);
     prefs_register_string_preference(meter_module, "path.config", "Config path",
         "URI path of the configuration resource (no leading slash)", &pref_path_config);
     prefs_register_string_preference(meter_module, "path.history", "History path",
