@@ -5,6 +5,7 @@ input, each with a clear `meterscope:` message on stderr and, for a
 truncated capture, the partial report still on stdout."""
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -80,6 +81,14 @@ def main():
         expect(a.run(CTX + ["--tshark", "/nonexistent/tshark", default]), 3, "tshark not found", "no tshark")
         expect(a.run(CTX + ["--plugin", "/nonexistent/meterscope.so", default], plugin=False), 3,
                "not installed", "no plugin")
+        if os.geteuid() == 0:
+            # Root's tshark loads the global plugin folder only: a plugin that is
+            # not the installed one is refused with what to do.
+            other = os.path.join(a.tmp, "other-meterscope.so")
+            with open(a.plugin, "rb") as f, open(other, "wb") as g:
+                g.write(f.read() + b"\0")
+            res = subprocess.run([a.exe, "--plugin", other] + CTX + [default], capture_output=True, text=True)
+            expect(res, 3, "running as root", "root with a plugin tshark would ignore")
         res = a.run(CTX + ["--meter", "2001:db8:1:0:212:4b00:1a0:c000", "--format", "json", default])
         check(res.returncode == 0 and len(json.loads(res.stdout)["captures"][0]["transfers"]) == 2,
               "--meter keeps that meter's transfers")
