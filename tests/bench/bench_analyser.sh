@@ -12,7 +12,7 @@
 # A bare `tshark -q` with no tap does not dissect at all (see
 # bench_dissection.sh), so a second, fairer baseline is printed as well: the
 # exact tshark run the analyser drives, `tshark -n -r FILE -o PREF -q -z
-# meter,ota,tsv`. Both are shown; the targets apply to the first.
+# meter,ota,tsv` with meter.coap_decode off. Both are shown; the targets apply to the first.
 #
 # Memory is GNU time's %M, ru_maxrss from wait4(): for the analyser that is
 # the largest of its own peak RSS and the peaks of the tshark children it has
@@ -67,7 +67,7 @@ timed() {
     [ $# = 1 ] || what="$# captures"
     case $kind in
     bare) set -- "$tshark" -r "$1" -q -o "$pref" ;;
-    tap) set -- "$tshark" -n -r "$1" -o "$pref" -q -z meter,ota,tsv ;;
+    tap) set -- "$tshark" -n -r "$1" -o "$pref" -o meter.coap_decode:FALSE -q -z meter,ota,tsv ;;
     analyser) set -- "$tmp/bin/meterscope" --plugin "$plugin" --tshark "$tshark" --no-progress -q -O "$pref" "$1" ;;
     j1 | j2) set -- "$tmp/bin/meterscope" -j "${kind#j}" --plugin "$plugin" --tshark "$tshark" --no-progress -q \
         -O "$pref" "$@" ;;
@@ -152,7 +152,7 @@ awk '{ for (b = 0; b < 2; b++) {
                printf "%-9s %-11s %8s %8.2f %9s %10.2f %11s %9s %7.3f\n", b ? "tap -z" : "tshark -q", "all seven", "",
                       tb[b], "", ta[b], "", "", ta[b] / tb[b]
            } }' "$tmp/rows"
-echo "(tshark -q: tshark -r FILE -q -o PREF; tap -z: tshark -n -r FILE -o PREF -q -z meter,ota,tsv, the run the" \
+echo "(tshark -q: tshark -r FILE -q -o PREF; tap -z: tshark -n -r FILE -o PREF -o meter.coap_decode:FALSE -q -z meter,ota,tsv, the run the" \
     "analyser drives; analyser kB: largest single process, meterscope or a tshark it ran; own kB: meterscope alone)"
 awk -v a="$(median "$tmp/r.j1")" -v b="$(median "$tmp/r.j2")" 'BEGIN {
     split(a, s); split(b, p)
