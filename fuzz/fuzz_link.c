@@ -24,9 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wmem_allocator_t *scope = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
     ota_track_t *t = ota_track_new(scope);
     while (fuzz_more(&r) && frame < 4096) {
-        guint want = fuzz_u16(&r);          /* read once: MIN() evaluates twice */
-        guint len = MIN(want, (guint)(r.n - r.at));
+        /* Both header fields first: the record must end inside the input
+         * (libwireshark is not instrumented and would read past it unseen). */
+        guint want = fuzz_u16(&r);
         ts += fuzz_u16(&r);
+        guint len = MIN(want, (guint)(r.n - r.at));
         tvbuff_t *rec = tvb_new_real_data(r.p + r.at, len, (gint)len);
         r.at += len;
         gboolean has_fcs = FALSE;
