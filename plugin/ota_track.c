@@ -900,17 +900,16 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         ota_stats_t *s = &c->msg->xfer->st;
         s->datagram_copies++;
         s->acks_visible = t->acks_seen;
+        gboolean unacked = FALSE;
         for (guint k = 0; k < c->n_frags; k++) {
             s->mac_retries += c->frags[k].transmissions - 1;
             s->frames_sent++;
             if (t->acks_seen && !c->frags[k].acked) {
                 s->frames_unacked++;
                 s->fragments_lost += c->fragmented;
+                unacked = TRUE;
             }
         }
-        gboolean unacked = FALSE;
-        for (guint k = 0; k < c->n_frags; k++)
-            unacked |= t->acks_seen && !c->frags[k].acked;
         gboolean lost = !c->complete || unacked;
         if (c->msg->is_request) {
             s->request_copies++;
