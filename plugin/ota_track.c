@@ -787,6 +787,8 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
     s->response_copies_lost = copies.response_copies_lost;
     s->response_frames_complete = copies.response_frames_complete;
     s->response_bytes_complete = copies.response_bytes_complete;
+    s->response_first_lost = copies.response_first_lost;
+    s->response_later_frames = copies.response_later_frames;
     s->first_request_us = x->first_us;
     s->first_frame = x->first_frame;
     s->last_response_us = -1;
@@ -876,6 +878,25 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
     wmem_destroy_allocator(tmp);
 }
 
+/* Where a response copy was lost, and its frames after the first. A first
+ * frame goes out at an arbitrary time, the later ones right after a frame
+ * that got through; on a bursty link they are lost at different rates, and
+ * the block-size model needs the loss of an added later frame. A lost copy
+ * was lost at its first frame when that frame is missing or never
+ * acknowledged, else later. */
+static void count_response_losses(const ota_track_t *t, const ota_copy_t *c, gboolean lost, ota_stats_t *s)
+{
+    gboolean first_ok = FALSE;
+
+    for (guint k = 0; k < c->n_frags; k++) {
+        if (c->frags[k].offset == 0)
+            first_ok = !t->acks_seen || c->frags[k].acked;
+        else
+            s->response_later_frames++;
+    }
+    s->response_first_lost += lost && !first_ok;
+}
+
 void ota_track_finalize(ota_track_t *t, double stall_s)
 {
     if (!t->dirty && stall_s == t->finalized_stall_s)
@@ -911,7 +932,10 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
             }
         }
         gboolean lost = !c->complete || unacked;
-        if (c->msg->is_request) {
+        /* Its own code first: a lost response credited to its request (see
+         * attribute_leftover) is still a response. */
+        gboolean is_request = c->has_coap ? c->coap_code >= 1 && c->coap_code < 32 : c->msg->is_request;
+        if (is_request) {
             s->request_copies++;
             s->request_copies_lost += lost;
             s->request_frames_complete += lost ? 0 : c->n_frags;
@@ -921,6 +945,7 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
             s->response_frames_complete += lost ? 0 : c->n_frags;
             for (guint k = 0; !lost && k < c->n_frags; k++)
                 s->response_bytes_complete += c->frags[k].psdu_len;
+            count_response_losses(t, c, lost, s);
         }
         if (c->fragmented) {
             s->datagrams_fragmented++;

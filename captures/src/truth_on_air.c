@@ -34,6 +34,7 @@ typedef struct {
     guint32  mac_retries;
     guint32  sent[MAX_PATH];     /* fragments transmitted at least once, per hop */
     guint32  acked[MAX_PATH];    /* fragments with an ACK on air for some transmission */
+    guint32  psdu_bytes[MAX_PATH]; /* PSDU bytes of its distinct fragments, per hop */
     gint64   copy_us[MAX_PATH];  /* complete on air, per hop; NO_TIME none */
     gint64   gw_us;              /* the gateway's copy; NO_TIME none */
     GArray  *air;                /* gint64 pairs {start, end}: its frames and their ACKs on air */
@@ -128,6 +129,8 @@ void on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry, gint6
         return;
     add_air(r, end_us, dur_us);
     r->fragmented = dg->fragmented;
+    if (!(r->sent[hop] & 1u << frag))
+        r->psdu_bytes[hop] += (guint32)(dur_us / 32 - 6);   /* SHR and PHR: 6 bytes, 32 us each */
     r->sent[hop] |= 1u << frag;
     if (retry)
         r->mac_retries++;
@@ -172,6 +175,9 @@ typedef struct {
     guint32 blocks, bytes, requests, retransmissions, rerequests, mac_retries;
     guint32 frag_copies, frag_incomplete, frags_lost;
     guint32 copies, frames, frames_unacked;
+    guint32 request_copies, request_copies_lost, request_frames_complete;
+    guint32 response_copies, response_copies_lost, response_frames_complete, response_bytes_complete;
+    guint32 response_first_lost, response_later_frames;
     GArray *rtt_first, *rtt_last, *turnaround;   /* gint64 microseconds */
     GArray *air;                 /* gint64 {start, end} of every frame and ACK */
     GArray *activity;            /* gint64: every copy's time */
@@ -228,6 +234,26 @@ static guint32 bit_count(guint32 v)
     return n;
 }
 
+/* A copy by direction (empty ACKs in neither): lost when incomplete or with
+ * a fragment never acknowledged; a response's first frame is fragment 0. */
+static void direction_counts(summary_t *m, const dg_rec_t *r, int h)
+{
+    gboolean lost = r->copy_us[h] == NO_TIME || (r->sent[h] & ~r->acked[h]) != 0;
+
+    if (r->request) {
+        m->request_copies++;
+        m->request_copies_lost += lost;
+        m->request_frames_complete += lost ? 0 : bit_count(r->sent[h]);
+    } else if (r->response) {
+        m->response_copies++;
+        m->response_copies_lost += lost;
+        m->response_frames_complete += lost ? 0 : bit_count(r->sent[h]);
+        m->response_bytes_complete += lost ? 0 : r->psdu_bytes[h];
+        m->response_first_lost += lost && !(r->sent[h] & r->acked[h] & 1u);
+        m->response_later_frames += bit_count(r->sent[h] & ~1u);
+    }
+}
+
 static void fragment_counts(summary_t *m, const dg_rec_t *r)
 {
     m->mac_retries += r->mac_retries;
@@ -238,6 +264,7 @@ static void fragment_counts(summary_t *m, const dg_rec_t *r)
         m->copies++;
         m->frames += bit_count(r->sent[h]);
         m->frames_unacked += bit_count(r->sent[h] & ~r->acked[h]);
+        direction_counts(m, r, h);
     }
     if (!r->fragmented)
         return;
@@ -561,6 +588,13 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
         "\"datagram_copies\": %u, \"frames_sent\": %u, \"frames_unacked\": %u",
         m.split[SPLIT_AIR] / 1e6, m.split[SPLIT_TIMEOUTS] / 1e6, m.split[SPLIT_NETWORK] / 1e6,
         m.split[SPLIT_TURNAROUND] / 1e6, m.stalls, m.stalled / 1e6, m.copies, m.frames, m.frames_unacked);
+    g_string_append_printf(s,
+        ",\n       \"request_copies\": %u, \"request_copies_lost\": %u, \"request_frames_complete\": %u, "
+        "\"response_copies\": %u, \"response_copies_lost\": %u,\n       \"response_frames_complete\": %u, "
+        "\"response_bytes_complete\": %u, \"response_first_lost\": %u, \"response_later_frames\": %u",
+        m.request_copies, m.request_copies_lost, m.request_frames_complete, m.response_copies,
+        m.response_copies_lost, m.response_frames_complete, m.response_bytes_complete, m.response_first_lost,
+        m.response_later_frames);
     g_string_append(s, "}");
     g_array_free(m.rtt_first, TRUE);
     g_array_free(m.rtt_last, TRUE);

@@ -13,7 +13,9 @@ import tshark_view as tv  # noqa: E402
 
 COUNTS = ["blocks", "bytes", "requests", "retransmissions", "rerequests", "mac_retries",
           "datagrams_fragmented", "datagrams_incomplete", "fragments_lost", "stalls", "datagram_copies",
-          "frames_sent", "frames_unacked"]
+          "frames_sent", "frames_unacked", "request_copies", "request_copies_lost", "request_frames_complete",
+          "response_copies", "response_copies_lost", "response_frames_complete", "response_bytes_complete",
+          "response_first_lost", "response_later_frames"]
 TIMES_US = ["first_request_us", "last_response_us", "last_activity_us"]
 SECONDS = ["duration_s", "rtt_first_median_s", "rtt_first_p95_s", "rtt_last_median_s", "rtt_last_p95_s",
            "turnaround_median_s", "turnaround_p95_s", "time_air_s", "time_timeouts_s", "time_network_s",
