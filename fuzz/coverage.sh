@@ -1,6 +1,6 @@
 #!/bin/sh
 # coverage.sh CORPUS_DIR [OUT_DIR]: line and branch coverage of the plugin's
-# pure decoders reached by the fuzz corpora (CORPUS_DIR/TARGET/, e.g. the
+# decoders reached by the fuzz corpora (CORPUS_DIR/TARGET/, e.g. the
 # build-fuzz/fuzz/corpus a fuzz-run grew, plus the committed seeds), with
 # clang's source-based coverage (llvm-profdata, llvm-cov). Builds its own
 # instrumented copy of the fuzz targets in OUT_DIR (default build-fuzz-cov).
@@ -10,7 +10,7 @@ corpus=$(cd "$1" && pwd)
 out=${2:-$here/../build-fuzz-cov}
 CC=clang CFLAGS="-fprofile-instr-generate -fcoverage-mapping" \
     cmake -S "$here/.." -B "$out" -DMETERSCOPE_FUZZ=ON >/dev/null
-targets="senml mcuboot coap_view link ota_track"
+targets="senml mcuboot coap_view link ota_track config"
 for t in $targets; do
     cmake --build "$out" -j"$(nproc)" --target "fuzz_$t" >/dev/null
 done
@@ -27,4 +27,5 @@ llvm-profdata merge -sparse "$out"/*.profraw -o "$out/fuzz.profdata"
 # shellcheck disable=SC2086  # a word list on purpose
 llvm-cov report $objects -instr-profile="$out/fuzz.profdata" \
     "$here/../plugin/senml.c" "$here/../plugin/mcuboot.c" "$here/../plugin/coap_view.c" \
-    "$here/../plugin/lowpan_view.c" "$here/../plugin/wpan_view.c" "$here/../plugin/ota_track.c"
+    "$here/../plugin/lowpan_view.c" "$here/../plugin/wpan_view.c" "$here/../plugin/ota_track.c" \
+    "$here/../plugin/packet-meter-cfg.c"

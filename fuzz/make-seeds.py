@@ -2,7 +2,7 @@
 """make-seeds.py COMMITTED_DIR OUT_DIR: seed corpora for the fuzz targets,
 taken from the committed captures with stock tshark (CoAP messages, SenML
 history payloads, the firmware images the plugin exports) and from their
-raw 802.15.4 frames (fragment accounting). Small on purpose: the fuzzer
+raw 802.15.4 frames (fragment accounting), and the config blobs. Small on purpose: the fuzzer
 grows its own corpus from these."""
 import hashlib
 import os
@@ -67,6 +67,12 @@ def main():
         cap = os.path.join(committed, name + ".pcap")
         for i, msg in enumerate(fields(cap, "coap", "udp.payload")[:40]):
             save(out, "coap_view", msg)
+        # config blobs (responses with Content-Format 60), behind the
+        # harness's first byte: 1 = decoded with a CoAP context of Content-Format 60.
+        cfg = [coap_payload(m) for m in fields(cap, 'coap.opt.ctype == "application/cbor"', "udp.payload")]
+        for payload in [p for p in cfg if p][:2]:
+            save(out, "config", b"\x01" + payload)
+            save(out, "config", b"\x03" + payload)
         his = [coap_payload(m) for m in fields(cap, 'coap.opt.uri_path == "his"', "udp.payload")]
         for payload in [p for p in his if p][:4]:
             save(out, "senml", payload)

@@ -551,6 +551,23 @@ static void cfg_flag_indefinite(cfg_state_t *st, proto_item *pi)
     }
 }
 
+/* wscbor_chunk_read() that never leaves *offset outside the payload. wscbor
+ * (4.0) adds a string's declared length to the offset before it checks it;
+ * a length near 2^31 wraps the offset around, and the next read would go
+ * backwards (fuzz/regressions/config). An item that runs past the end is
+ * treated as the payload being cut short. */
+static wscbor_chunk_t *cfg_chunk_read(cfg_state_t *st, gint *offset)
+{
+    const gint start = *offset;
+    wscbor_chunk_t *c = wscbor_chunk_read(st->pinfo->pool, st->tvb, offset);
+
+    if (*offset < start || (guint)*offset > tvb_reported_length(st->tvb)) {
+        *offset = start;
+        THROW(ReportedBoundsError);
+    }
+    return c;
+}
+
 static gboolean cfg_at_break(cfg_state_t *st, gint offset)
 {
     /* Throws at the end of the payload: an indefinite item without its break. */
@@ -590,7 +607,7 @@ static guint cfg_skip_item(cfg_state_t *st, gint *offset)
         } else {
             top->remaining--;
         }
-        wscbor_chunk_t *c = wscbor_chunk_read(pool, st->tvb, offset);
+        wscbor_chunk_t *c = cfg_chunk_read(st, offset);
         errors += wscbor_has_errors(c);
         if (wscbor_is_indefinite_break(c)) {
             errors++;           /* a break where an item belongs */
@@ -620,7 +637,7 @@ static proto_item *cfg_add_generic(cfg_state_t *st, proto_tree *tree, gint *offs
     tvbuff_t *tvb = st->tvb;
     wmem_allocator_t *pool = pinfo->pool;
     const gint start = *offset;
-    wscbor_chunk_t *c = wscbor_chunk_read(pool, tvb, offset);
+    wscbor_chunk_t *c = cfg_chunk_read(st, offset);
     proto_item *pi = NULL;
     const char *text = "";
     double d;
@@ -809,7 +826,7 @@ static proto_item *cfg_add_known(cfg_state_t *st, proto_tree *tree, gint *offset
     tvbuff_t *tvb = st->tvb;
     wmem_allocator_t *pool = pinfo->pool;
     const gint vstart = *offset;
-    wscbor_chunk_t *c = wscbor_chunk_read(pool, tvb, offset);
+    wscbor_chunk_t *c = cfg_chunk_read(st, offset);
     const gint len = c->start + c->data_length - kstart;
     const char *name = proto_registrar_get_name(hf);
     const char *expected = "item";
@@ -917,7 +934,7 @@ static guint cfg_dissect_map(cfg_state_t *st, proto_tree *tree, proto_item *map_
             break;
         }
         const gint kstart = *offset;
-        wscbor_chunk_t *kc = wscbor_chunk_read(pool, st->tvb, offset);
+        wscbor_chunk_t *kc = cfg_chunk_read(st, offset);
         if (kc->type_major == CBOR_TYPE_UINT && !wscbor_has_errors(kc)) {
             gint64 *key = wmem_new(pool, gint64);
             gboolean dup;
@@ -1000,7 +1017,7 @@ static proto_item *cfg_add_firmware(cfg_state_t *st, proto_tree *tree, gint *off
                                     guint depth)
 {
     const gint vstart = *offset;
-    wscbor_chunk_t *c = wscbor_chunk_read(st->pinfo->pool, st->tvb, offset);
+    wscbor_chunk_t *c = cfg_chunk_read(st, offset);
     proto_item *pi;
     proto_tree *sub;
 
@@ -1059,7 +1076,7 @@ static void cfg_add_point(cfg_state_t *st, proto_tree *tree, gint *offset, guint
 {
     wmem_allocator_t *pool = st->pinfo->pool;
     const gint vstart = *offset;
-    wscbor_chunk_t *c = wscbor_chunk_read(pool, st->tvb, offset);
+    wscbor_chunk_t *c = cfg_chunk_read(st, offset);
     cfg_point_t pt = { NULL, NULL };
     proto_item *pi;
     proto_tree *sub;
@@ -1086,7 +1103,7 @@ static proto_item *cfg_add_points(cfg_state_t *st, proto_tree *tree, gint *offse
 {
     packet_info *pinfo = st->pinfo;
     const gint vstart = *offset;
-    wscbor_chunk_t *c = wscbor_chunk_read(pinfo->pool, st->tvb, offset);
+    wscbor_chunk_t *c = cfg_chunk_read(st, offset);
     proto_item *pi;
     proto_tree *sub;
     gboolean indef;
@@ -1139,7 +1156,7 @@ static proto_item *cfg_add_extra(cfg_state_t *st, proto_tree *tree, gint *offset
     wscbor_chunk_t *c;
     gboolean matches;
 
-    c = wscbor_chunk_read(pool, st->tvb, &probe);
+    c = cfg_chunk_read(st, &probe);
     matches = cfg_type_matches(kd->type, c);
     proto_tree_add_uint64(sub, hf_meter_cfg_extra_key, st->tvb, kstart, vstart - kstart, kd->key);
     ti = proto_tree_add_string(sub, hf_meter_cfg_extra_name, st->tvb, kstart, vstart - kstart, kd->name);
@@ -1233,7 +1250,7 @@ static void cfg_dissect_blob(cfg_state_t *st, proto_tree *tree, proto_item *root
         expert_add_info_format(pinfo, root, &ei_meter_cfg_not_map, "Config blob is empty, not a CBOR map");
         return;
     }
-    c = wscbor_chunk_read(pinfo->pool, tvb, &offset);
+    c = cfg_chunk_read(st, &offset);
     if (c->type_major != CBOR_TYPE_MAP) {
         cfg_generic_t g;
         st->not_map = TRUE;

@@ -136,6 +136,9 @@ def build_cases():
          "coap.mid", *pair("meter/cfg", 1, 69, 60, b"\xbf" + b"".join(k + v for k, v in good) + b"\xff"))
     case("cfg-huge-length", "device_id declaring 4 GB of text", "meter.cfg.truncated",
          "coap.mid", *pair("meter/cfg", 1, 69, 60, dmap([(uint(1), b"\x7a\xff\xff\xff\xf0abc")])))
+    case("cfg-huge-length-nested", "an unknown key's arrays holding a byte string that declares 2^63 bytes",
+         "meter.cfg.truncated", "coap.mid",
+         *pair("meter/cfg", 1, 69, 60, dmap(good[:2] + [(uint(99), b"\x81" * 20 + b"\x5b\x81\xcb" + b"x" * 30)])))
     case("cfg-not-map", "the blob is an array", "meter.cfg.not_map", "coap.mid",
          *pair("meter/cfg", 1, 69, 60, arr([uint(1), uint(2)])))
     case("cfg-unknown-key", "key 99 that no table names", "meter.cfg.unknown_key",
