@@ -3,7 +3,9 @@
  * A block costs the time on air of its frames, the network round trip, the
  * meter's turn-around and the CoAP timeouts waited after failed exchanges.
  * Only the first and the last depend on the block size: the frames grow
- * with it, each frame can be lost, and one lost frame loses the exchange.
+ * with it, and each frame added to a response can be lost, which loses the
+ * exchange. The measured exchange loss is the starting point; the frames a
+ * block size adds or removes change it by the loss of one added frame.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
@@ -73,6 +75,14 @@ const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c)
     return best;
 }
 
+/* Responses of at least this many frames have later frames that are not
+ * mostly last frames. A last frame is lost more often than a middle one (a
+ * sleepy meter stops listening after a frame without the frame pending bit,
+ * so a retry after a lost ACK finds it asleep); with two-frame responses
+ * the later frames are all last frames and overstate what an added frame
+ * costs. */
+#define LATER_FRAMES_MIN_RESPONSE 2.5
+
 gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recommendation_t *r)
 {
     memset(r, 0, sizeof(*r));
@@ -80,12 +90,12 @@ gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recomm
         return FALSE;
     double blocks = x->blocks;
     guint32 complete = x->response_copies - MIN(x->response_copies_lost, x->response_copies);
+    guint32 later_lost = x->response_copies_lost - MIN(x->response_first_lost, x->response_copies_lost);
 
     r->transfer = x->transfer;
     r->block_size = x->block_size;
     r->flash_s_per_byte = flash_s_per_byte;
-    r->request_loss = ratio(x->request_copies_lost, x->request_copies, 0);
-    r->response_loss = ratio(x->response_copies_lost, x->response_copies, 0);
+    r->exchange_loss = MIN(1.0, (double)(x->retransmissions + x->rerequests) / x->requests);
     r->response_frames = ratio(x->response_frames_complete, complete, 1);
     /* Bytes on air of a complete response, less its MAC and FRAG headers and the block. */
     double k0 = r->response_frames;
@@ -93,14 +103,16 @@ gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recomm
                                    (k0 > 1 ? FRAG1_HEADER + FRAGN_HEADER * (k0 - 1) : 0) - x->block_size
                                  : DEFAULT_OVERHEAD;
     r->block_overhead = CLAMP(r->block_overhead, 0, FRAME_ROOM);
-    /* The loss of each extra frame: measured on fragmented responses as the
-     * frame loss; with single-frame datagrams only, taken as the loss of a
-     * single-frame request (the capture cannot tell more). */
-    r->frame_loss = k0 >= 1.5 && x->acks_visible ? ratio(x->frames_unacked, x->frames_sent, 0) : r->request_loss;
+    r->request_loss = ratio(x->request_copies_lost, x->request_copies, 0);
+    r->first_frame_loss = ratio(x->response_first_lost, x->response_copies, 0);
+    r->later_frame_loss = ratio(later_lost, x->response_later_frames, -1);
+    /* One frame more in a response: lost like a later frame, measured where
+     * the responses have middle frames; else (single-frame or two-frame
+     * responses) like a single-frame request, the nearest thing the capture
+     * measures. */
+    r->added_from_later = k0 >= LATER_FRAMES_MIN_RESPONSE && r->later_frame_loss >= 0;
+    r->added_frame_loss = r->added_from_later ? r->later_frame_loss : r->request_loss;
     r->hops = MAX(1.0, ratio(x->request_copies, x->requests, 1));
-    r->exchange_loss = MIN(1.0, (double)(x->retransmissions + x->rerequests) / x->requests);
-    double delivered = pow((1 - r->request_loss) * (1 - r->response_loss), r->hops);
-    r->other_loss = delivered > 0 ? MAX(0.0, 1 - (1 - r->exchange_loss) / delivered) : 0;
     r->air_s = x->time_air_s / blocks;
     r->network_s = x->time_network_s / blocks;
     r->turnaround_s = x->time_turnaround_s / blocks;
@@ -114,8 +126,8 @@ gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recomm
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
         guint32 b = 16u << szx;
         guint k = ms_frames_for_block(b, r->block_overhead);
-        double response_loss = 1 - (1 - r->response_loss) * pow(1 - r->frame_loss, (double)k - k0);
-        double fail = 1 - (1 - r->other_loss) * pow((1 - r->request_loss) * (1 - CLAMP(response_loss, 0, 1)), r->hops);
+        double fail = 1 - (1 - r->exchange_loss) * pow(1 - r->added_frame_loss, r->hops * ((double)k - k0));
+        fail = CLAMP(fail, 0, 1);
         double t = r->air_s * (1 + k) / frames0 + r->network_s +
                    MAX(0.0, r->turnaround_s + flash_s_per_byte * ((double)b - x->block_size)) +
                    expected_wait(fail, r->timeout_s);

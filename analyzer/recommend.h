@@ -12,14 +12,15 @@
 typedef struct {
     /* inputs, measured on the transfer */
     guint32 transfer, block_size;
-    double  request_loss;        /* request datagram copies lost / sent */
-    double  response_loss;       /* response datagram copies lost / sent */
+    double  exchange_loss;       /* (retransmissions + re-requests) / requests */
     double  response_frames;     /* frames of a complete response datagram */
     double  block_overhead;      /* bytes a response adds to its block on air, besides MAC and FRAG headers */
-    double  frame_loss;          /* each extra frame: frames never acknowledged / frames sent */
-    double  hops;                /* copies of a request per transmission */
-    double  exchange_loss;       /* (retransmissions + re-requests) / requests */
-    double  other_loss;          /* exchange loss the datagram losses do not explain */
+    double  request_loss;        /* request datagram copies lost / sent (single frames) */
+    double  first_frame_loss;    /* response copies lost at their first frame / response copies */
+    double  later_frame_loss;    /* response copies lost later / frames after the first; < 0 if none */
+    double  added_frame_loss;    /* what one more frame in a response adds: later_frame_loss or request_loss */
+    gboolean added_from_later;   /* added_frame_loss is later_frame_loss (responses of 3 frames or more) */
+    double  hops;                /* copies of a request per transmission: each added frame crosses them all */
     double  air_s, network_s, turnaround_s, timeouts_s;   /* per block */
     double  timeout_s;           /* mean first CoAP timeout that fits the measured waits */
     double  flash_s_per_byte;    /* assumed */

@@ -11,7 +11,7 @@
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } ms_format_t;
 
-#define MS_REPORT_VERSION 1
+#define MS_REPORT_VERSION 2
 
 typedef struct {
     ms_capture_t       *capture;

@@ -163,14 +163,20 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
     json_builder_add_int_value(b, r->transfer);
     json_builder_set_member_name(b, "block_size");
     json_builder_add_int_value(b, r->block_size);
-    json_member_double(b, "request_loss", r->request_loss);
-    json_member_double(b, "response_loss", r->response_loss);
+    json_member_double(b, "exchange_loss", r->exchange_loss);
     json_member_double(b, "response_frames", r->response_frames);
     json_member_double(b, "block_overhead_bytes", r->block_overhead);
-    json_member_double(b, "frame_loss", r->frame_loss);
+    json_member_double(b, "request_loss", r->request_loss);
+    json_member_double(b, "first_frame_loss", r->first_frame_loss);
+    json_builder_set_member_name(b, "later_frame_loss");
+    if (r->later_frame_loss >= 0)
+        json_builder_add_double_value(b, r->later_frame_loss);
+    else
+        json_builder_add_null_value(b);
+    json_member_double(b, "added_frame_loss", r->added_frame_loss);
+    json_builder_set_member_name(b, "added_frame_loss_from");
+    json_builder_add_string_value(b, r->added_from_later ? "later_frames" : "requests");
     json_member_double(b, "hops", r->hops);
-    json_member_double(b, "exchange_loss", r->exchange_loss);
-    json_member_double(b, "other_loss", r->other_loss);
     json_member_double(b, "air_s_per_block", r->air_s);
     json_member_double(b, "network_s_per_block", r->network_s);
     json_member_double(b, "turnaround_s_per_block", r->turnaround_s);

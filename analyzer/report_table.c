@@ -78,12 +78,18 @@ static void time_split(FILE *out, const ms_capture_t *c)
 
 static void recommendation(FILE *out, const ms_recommendation_t *r)
 {
+    char later[32] = "-";
+
+    if (r->later_frame_loss >= 0)
+        g_snprintf(later, sizeof later, "%.2f%%", 100 * r->later_frame_loss);
     fprintf(out, "\nBlock size (docs/recommendation.md), from transfer %u at %u-byte blocks:\n", r->transfer,
             r->block_size);
-    fprintf(out, "  measured: datagrams lost: requests %.2f%%, responses %.2f%% (%.1f frames, %.0f bytes besides "
-                 "the block); extra frame %.2f%%;\n            exchange loss %.2f%% (%.2f%% not explained by "
-                 "datagrams), %.1f hop(s);\n", 100 * r->request_loss, 100 * r->response_loss, r->response_frames,
-            r->block_overhead, 100 * r->frame_loss, 100 * r->exchange_loss, 100 * r->other_loss, r->hops);
+    fprintf(out, "  measured: exchange loss %.2f%%; responses of %.1f frames, %.0f bytes besides the block;\n"
+                 "            lost: requests %.2f%%, responses at their first frame %.2f%%, a later frame %s;\n"
+                 "            one frame more costs %.2f%% (from %s), %.1f hop(s);\n",
+            100 * r->exchange_loss, r->response_frames, r->block_overhead, 100 * r->request_loss,
+            100 * r->first_frame_loss, later, 100 * r->added_frame_loss,
+            r->added_from_later ? "later frames" : "requests", r->hops);
     fprintf(out, "            per block: air %.3fs, network %.3fs, turn-around %.3fs, timeouts %.3fs "
                  "(first timeout %.2fs); assumed flash %.0f us/byte\n", r->air_s, r->network_s, r->turnaround_s,
             r->timeouts_s, r->timeout_s, r->flash_s_per_byte * 1e6);

@@ -29,6 +29,7 @@ static const ms_column_t columns[] = {
     OPT(size_hint, COL_I64), C(request_copies, COL_U32), C(request_copies_lost, COL_U32),
     C(request_frames_complete, COL_U32), C(response_copies, COL_U32), C(response_copies_lost, COL_U32),
     C(response_frames_complete, COL_U32), C(response_bytes_complete, COL_U32),
+    C(response_first_lost, COL_U32), C(response_later_frames, COL_U32),
 };
 #undef C
 #undef OPT

@@ -49,6 +49,7 @@ typedef struct {
     gint64   size_hint;
     guint32  request_copies, request_copies_lost, request_frames_complete;
     guint32  response_copies, response_copies_lost, response_frames_complete, response_bytes_complete;
+    guint32  response_first_lost, response_later_frames;
     GArray  *points;             /* ms_point_t, in time order */
 } ms_transfer_t;
 

@@ -46,7 +46,7 @@ def main():
             print("FAIL  meterscope exited %d: %s" % (res.returncode, res.stderr.strip()))
             return 1
         report = json.loads(res.stdout)
-        assert report["format"] == "meterscope-report" and report["version"] == 1
+        assert report["format"] == "meterscope-report" and report["version"] == 2
         transfers = report["captures"][0]["transfers"]
         csv_res = a.run(args + ["--no-progress", "--format", "csv", cap])
         csv_rows = list(csv.DictReader(io.StringIO(csv_res.stdout)))
