@@ -122,11 +122,17 @@ gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recomm
     double unit = expected_wait(r->exchange_loss, 1);
     r->timeout_s = unit > 0 && isfinite(unit) ? r->timeouts_s / unit : 2.5;
 
+    /* Frames of a response at each size: the measured k0 moved by the frames
+     * the formula adds or removes. The formula alone can be off by a frame
+     * where the MAC header is longer than assumed (security, mesh header)
+     * and k0 is an average (a short last block); the model must give back
+     * the measured time at the measured size. */
     double frames0 = 1 + k0, best = -1;
+    double k_base = ms_frames_for_block(x->block_size, r->block_overhead);
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
         guint32 b = 16u << szx;
-        guint k = ms_frames_for_block(b, r->block_overhead);
-        double fail = 1 - (1 - r->exchange_loss) * pow(1 - r->added_frame_loss, r->hops * ((double)k - k0));
+        double k = MAX(1.0, k0 + ms_frames_for_block(b, r->block_overhead) - k_base);
+        double fail = 1 - (1 - r->exchange_loss) * pow(1 - r->added_frame_loss, r->hops * (k - k0));
         fail = CLAMP(fail, 0, 1);
         double t = r->air_s * (1 + k) / frames0 + r->network_s +
                    MAX(0.0, r->turnaround_s + flash_s_per_byte * ((double)b - x->block_size)) +

@@ -76,6 +76,19 @@ def main():
                                                                    t["retransmissions"] + t["rerequests"]))
             failures += 1
 
+    # The model reproduces what it was measured on: at its own block size the
+    # predicted time per block is the measured one (docs/recommendation.md),
+    # so the predicted rate is a full block per measured time per block.
+    rec = report["captures"][0]["recommendation"]
+    if rec:
+        basis = next(t for t in transfers if t["transfer"] == rec["transfer"])
+        own = next(p for p in rec["predictions"] if p["block_size"] == rec["block_size"])
+        if basis["duration_s"]:
+            want = rec["block_size"] * basis["blocks"] / basis["duration_s"]
+            if abs(own["rate_Bps"] / want - 1) > 1e-6:
+                print("FAIL  predicted %.3f B/s at the measured block size, measured %.3f" % (own["rate_Bps"], want))
+                failures += 1
+
     unmatched = list(transfers)
     for x in [x for x in truth["transfers"] if x["on_air"]["requests"] > 0]:
         oa = x["on_air"]
