@@ -1282,11 +1282,11 @@ static void cfg_record_firmware(const cfg_state_t *st, const meter_ctx_t *ctx)
     rec->config_version = (guint32)MIN(st->config_version, G_MAXUINT32);
     rec->has_config_version = st->has_config_version;
     rec->frame = st->pinfo->num;
-    key = address_to_str(fs, ctx->meter);
+    key = address_to_str(st->pinfo->pool, ctx->meter);
     list = (wmem_array_t *)wmem_map_lookup(cfg_fw_by_meter, key);
     if (!list) {
         list = wmem_array_new(fs, sizeof(meter_cfg_firmware_t *));
-        wmem_map_insert(cfg_fw_by_meter, key, list);
+        wmem_map_insert(cfg_fw_by_meter, wmem_strdup(fs, key), list);
     }
     wmem_array_append_one(list, rec);
 }
