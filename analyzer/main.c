@@ -32,7 +32,7 @@ static const GOptionEntry entries[] = {
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &opt_plot, "Write SVG plots into DIR", "DIR" },
     { "key", 'k', 0, G_OPTION_ARG_STRING, &opt_key, "Thread network key (32 hex digits), for secured captures", "KEY" },
     { "meter", 'm', 0, G_OPTION_ARG_STRING, &opt_meter, "Only the transfers of this meter (IPv6 address)", "ADDR" },
-    { "display-filter", 'Y', 0, G_OPTION_ARG_STRING, &opt_filter, "Only transfers with a frame matching this Wireshark display filter (one pass: fields that need later frames, such as meter.frag.incomplete, never match)", "FILTER" },
+    { "display-filter", 'Y', 0, G_OPTION_ARG_STRING, &opt_filter, "Only transfers with a frame matching this Wireshark display filter (tshark then reads each capture twice, -2, so that fields set by later frames match too)", "FILTER" },
     { "stall", 0, 0, G_OPTION_ARG_INT, &opt_stall, "A silence longer than this is a stall (default 10)", "SECONDS" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &opt_jobs, "Captures analysed at once (default: the number of cores)", "N" },
     { "pref", 'O', 0, G_OPTION_ARG_STRING_ARRAY, &opt_prefs, "A Wireshark preference for tshark -o, e.g. 6lowpan.context0:fd00::/64 (repeatable)", "NAME:VALUE" },
@@ -292,7 +292,8 @@ int main(int argc, char **argv)
     for (guint i = 0; i < n; i++) {
         GStatBuf st;
         jobs[i] = (job_t){ &tshark, &progress[i], ms_capture_new(opt_files[i]), RUN_OK, FALSE, NULL };
-        progress[i] = (ms_job_progress_t){ opt_files[i], g_stat(opt_files[i], &st) == 0 ? st.st_size : 0, 0, 0, -1 };
+        progress[i] = (ms_job_progress_t){ .file = opt_files[i], .size = g_stat(opt_files[i], &st) == 0 ? st.st_size : 0,
+                                           .passes = tshark.two_pass ? 2 : 1 };
         if (!ms_capture_file_ok(opt_files[i], &jobs[i].message)) {
             jobs[i].skipped = TRUE;
             progress[i].done = 1;

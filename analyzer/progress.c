@@ -10,19 +10,21 @@
 
 #define BAR_WIDTH 30
 
-/* The descriptor of pid that has file open, or -1. */
-static int find_fd(int pid, const char *file)
+/* The descriptors of pid that have file open (up to max); how many. With
+ * -2 tshark opens the file twice: one descriptor reads it through in the
+ * first pass, the other seeks to each frame in the second. */
+static guint find_fds(int pid, const char *file, int *fds, guint max)
 {
     char *dir = g_strdup_printf("/proc/%d/fd", pid), *want = realpath(file, NULL);
     GDir *d = want ? g_dir_open(dir, 0, NULL) : NULL;
     const char *name;
-    int fd = -1;
+    guint n = 0;
 
-    while (d && fd < 0 && (name = g_dir_read_name(d))) {
+    while (d && n < max && (name = g_dir_read_name(d))) {
         char *path = g_build_filename(dir, name, NULL);
         char *target = g_file_read_link(path, NULL);
         if (target && strcmp(target, want) == 0)
-            fd = atoi(name);
+            fds[n++] = atoi(name);
         g_free(target);
         g_free(path);
     }
@@ -30,7 +32,7 @@ static int find_fd(int pid, const char *file)
         g_dir_close(d);
     free(want);
     g_free(dir);
-    return fd;
+    return n;
 }
 
 static gint64 read_position(int pid, int fd)
@@ -61,11 +63,12 @@ void ms_progress_draw(ms_job_progress_t *jobs, guint n)
         int pid = g_atomic_int_get(&j->pid);
         if (!pid)
             continue;
-        if (j->fd < 0)
-            j->fd = find_fd(pid, j->file);
-        gint64 pos = j->fd >= 0 ? read_position(pid, j->fd) : -1;
-        if (pos > 0)
-            done_bytes += MIN(pos, j->size);
+        if (j->n_fds < j->passes)
+            j->n_fds = find_fds(pid, j->file, j->fds, j->passes);
+        gint64 read = 0;
+        for (guint k = 0; k < j->n_fds; k++)
+            read += CLAMP(read_position(pid, j->fds[k]), 0, j->size);
+        done_bytes += read / MAX(j->passes, 1);
     }
     double f = total > 0 ? (double)done_bytes / total : (n ? (double)finished / n : 1);
     int fill = (int)(f * BAR_WIDTH);

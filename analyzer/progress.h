@@ -10,9 +10,11 @@
 typedef struct {
     const char    *file;
     gint64         size;
+    guint          passes;       /* 2 when tshark reads it twice (-2): two descriptors */
     volatile gint  pid;          /* the tshark reading it, 0 when none */
     volatile gint  done;
-    int            fd;           /* tshark's descriptor for the file, once found */
+    int            fds[2];       /* tshark's descriptors for the file, once found */
+    guint          n_fds;
 } ms_job_progress_t;
 
 void ms_progress_draw(ms_job_progress_t *jobs, guint n);

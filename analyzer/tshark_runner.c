@@ -136,8 +136,8 @@ gboolean ms_tshark_setup(ms_tshark_t *t, const char *tshark_path, const char *pl
 {
     if (!t->prefs)
         t->prefs = g_ptr_array_new_with_free_func(g_free);
-    t->tap = display_filter && *display_filter ? g_strdup_printf("meter,ota,tsv,%s", display_filter)
-                                               : g_strdup("meter,ota,tsv");
+    t->two_pass = display_filter && *display_filter;
+    t->tap = t->two_pass ? g_strdup_printf("meter,ota,tsv,%s", display_filter) : g_strdup("meter,ota,tsv");
     return find_tshark(t, tshark_path, err) && choose_plugin(t, plugin_path, err);
 }
 
@@ -284,6 +284,11 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
         g_ptr_array_add(argv, "-o");
         g_ptr_array_add(argv, g_ptr_array_index(t->prefs, i));
     }
+    /* With a filter, two passes: a frame's fields that only later frames
+     * decide (meter.frag.incomplete, a retransmission's cause) are set in
+     * the second, where the tap's filter is applied. */
+    if (t->two_pass)
+        g_ptr_array_add(argv, "-2");
     g_ptr_array_add(argv, "-q");
     g_ptr_array_add(argv, "-z");
     g_ptr_array_add(argv, t->tap);

@@ -14,6 +14,7 @@ typedef struct {
     char      *plugin_env_dir;   /* WIRESHARK_PLUGIN_DIR for it; NULL: tshark finds it itself */
     GPtrArray *prefs;            /* "-o" preference strings */
     char      *tap;              /* "meter,ota,tsv[,FILTER]" */
+    gboolean   two_pass;      /* -2: a display filter sees fields that later frames set */
 } ms_tshark_t;
 
 typedef enum { RUN_OK, RUN_INPUT_ERROR, RUN_USAGE_ERROR, RUN_TSHARK_ERROR } ms_run_status_t;

@@ -897,6 +897,11 @@ static void count_response_losses(const ota_track_t *t, const ota_copy_t *c, gbo
     s->response_first_lost += lost && !first_ok;
 }
 
+guint32 ota_track_frame_transfer(const ota_frame_t *f)
+{
+    return f->copy && f->copy->msg ? f->copy->msg->xfer->id : 0;
+}
+
 void ota_track_finalize(ota_track_t *t, double stall_s)
 {
     if (!t->dirty && stall_s == t->finalized_stall_s)

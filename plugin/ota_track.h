@@ -192,6 +192,9 @@ typedef struct ota_track ota_track_t;
 ota_track_t     *ota_track_new(wmem_allocator_t *scope);
 /* The link-layer facts of a frame; returns its record (kept for display). */
 ota_frame_t     *ota_track_frame(ota_track_t *t, const ota_link_in_t *in);
+/* The transfer whose message a frame's datagram copy carries; 0 while not
+ * known (every copy is attributed once finalized). */
+guint32          ota_track_frame_transfer(const ota_frame_t *f);
 /* A 6LoWPAN header seen in that frame. */
 void             ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv);
 /* A complete CoAP message copy in frame f (NULL f: no link layer, e.g. the

@@ -99,7 +99,6 @@ typedef struct {
     guint n;
     msg_result_t **msg;       /* MAX_MSGS_PER_FRAME, allocated with the first message */
     ota_frame_t *link;        /* link-layer and fragment accounting */
-    guint32 *transfer_ids;    /* for the statistics tap, 0-terminated */
 } frame_msgs_t;
 
 static wmem_map_t *requests_by_mid;    /* "client|server|mid" */
@@ -524,7 +523,6 @@ static void first_pass(packet_info *pinfo, proto_tree *tree)
         msg_result_t *r = resolve_first_pass(pinfo, &m, src, dst);
         if (!fm->msg) {
             fm->msg = wmem_alloc0_array(wmem_file_scope(), msg_result_t *, MAX_MSGS_PER_FRAME);
-            fm->transfer_ids = wmem_alloc0_array(wmem_file_scope(), guint32, MAX_MSGS_PER_FRAME + 1);
         }
         r->ds_index = data_source_index(pinfo, ds_tvb);
         r->ds_length = tvb_captured_length(ds_tvb);
@@ -543,25 +541,32 @@ static void first_pass(packet_info *pinfo, proto_tree *tree)
                                        &m, &ctx);
             size_hint(pinfo, &m, &ctx);
         }
-        fm->transfer_ids[fm->n] = r->transfer_id;
         fm->msg[fm->n++] = r;
         dissect_message(pinfo, tree, ds_tvb, r);
     }
 }
 
-/* Taps run on every pass (tshark -2 and the GUI's retap call them on later
- * passes only). The ids are compacted: non-transfer messages are 0. */
+/* The statistics tap gets the transfers a frame belongs to: its CoAP
+ * messages', and the transfer of the datagram copy a fragment or retry
+ * carries, so that a filter on meter.frag.* selects transfers too. Taps run
+ * on every pass (tshark -2 and the GUI's retap call them on later passes
+ * only, when every copy is attributed). The list is 0-terminated. */
 static void queue_transfers(packet_info *pinfo, frame_msgs_t *fm)
 {
+    guint32 *ids = wmem_alloc0_array(pinfo->pool, guint32, MAX_MSGS_PER_FRAME + 2);
     guint k = 0;
 
     for (guint i = 0; i < fm->n; i++)
         if (fm->msg[i]->transfer_id && fm->msg[i]->ota)
-            fm->transfer_ids[k++] = fm->msg[i]->transfer_id;
+            ids[k++] = fm->msg[i]->transfer_id;
+    guint32 link_transfer = fm->link ? ota_track_frame_transfer(fm->link) : 0;
+    guint i = 0;
+    while (i < k && ids[i] != link_transfer)
+        i++;
+    if (link_transfer && i == k)
+        ids[k++] = link_transfer;
     if (k)
-        fm->transfer_ids[k] = 0;
-    if (k)
-        meter_stats_queue(pinfo, fm->transfer_ids);
+        meter_stats_queue(pinfo, ids);
 }
 
 static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)

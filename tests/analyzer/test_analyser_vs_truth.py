@@ -3,7 +3,9 @@
 reports every transfer the generator's truth says a sniffer could see,
 once, with every number of its `on_air` record equal (the same comparison
 as the plugin's test), the CSV carries the same numbers, the time split
-adds up to the duration, and the progress points end at the byte count."""
+adds up to the duration, the progress points end at the byte count, and
+`-Y meter.frag.incomplete` (a field later frames decide) selects exactly the
+transfers the truth has an incomplete datagram in."""
 import csv
 import io
 import json
@@ -50,6 +52,11 @@ def main():
         transfers = report["captures"][0]["transfers"]
         csv_res = a.run(args + ["--no-progress", "--format", "csv", cap])
         csv_rows = list(csv.DictReader(io.StringIO(csv_res.stdout)))
+        # -Y on a field that only later frames decide (an incomplete datagram's
+        # fragments): the transfers with an incomplete copy, by the truth.
+        res = a.run(args + ["--no-progress", "--format", "csv", "-Y", "meter.frag.incomplete", cap])
+        filtered = {(r["meter"], r["path"], int(r["first_request_us"]))
+                    for r in csv.DictReader(io.StringIO(res.stdout))}
     finally:
         a.close()
 
@@ -107,6 +114,11 @@ def main():
     for t in unmatched:
         print("FAIL  transfer %d (%s %s) invented" % (t["transfer"], t["meter"], t["path"]))
         failures += 1
+    want = {(x["meter"]["ipv6"], x["uri_path"], x["on_air"]["first_request_us"]) for x in truth["transfers"]
+            if x["on_air"]["requests"] > 0 and x["on_air"]["datagrams_incomplete"] > 0}
+    print("%s  -Y meter.frag.incomplete: %d transfers, the truth's with an incomplete datagram: %d"
+          % ("ok   " if filtered == want else "FAIL ", len(filtered), len(want)))
+    failures += filtered != want
     return 1 if failures else 0
 
 
