@@ -553,13 +553,15 @@ static void first_pass(packet_info *pinfo, proto_tree *tree)
  * only, when every copy is attributed). The list is 0-terminated. */
 static void queue_transfers(packet_info *pinfo, frame_msgs_t *fm)
 {
+    guint32 link_transfer = fm->link ? ota_track_frame_transfer(fm->link) : 0;
+    if (!fm->n && !link_transfer)
+        return;     /* a frame of no transfer */
     guint32 *ids = wmem_alloc0_array(pinfo->pool, guint32, MAX_MSGS_PER_FRAME + 2);
     guint k = 0;
 
     for (guint i = 0; i < fm->n; i++)
         if (fm->msg[i]->transfer_id && fm->msg[i]->ota)
             ids[k++] = fm->msg[i]->transfer_id;
-    guint32 link_transfer = fm->link ? ota_track_frame_transfer(fm->link) : 0;
     guint i = 0;
     while (i < k && ids[i] != link_transfer)
         i++;
