@@ -24,6 +24,11 @@ typedef struct {
     GHashTable *seen;     /* transfer ids with a displayed frame */
 } ota_stats_listener_t;
 
+gboolean meter_stats_wanted(void)
+{
+    return have_tap_listener(meter_ota_tap);
+}
+
 void meter_stats_queue(packet_info *pinfo, const guint32 *transfer_ids)
 {
     tap_queue_packet(meter_ota_tap, pinfo, transfer_ids);

@@ -553,6 +553,8 @@ static void first_pass(packet_info *pinfo, proto_tree *tree)
  * only, when every copy is attributed). The list is 0-terminated. */
 static void queue_transfers(packet_info *pinfo, frame_msgs_t *fm)
 {
+    if (!meter_stats_wanted())
+        return;
     guint32 link_transfer = fm->link ? ota_track_frame_transfer(fm->link) : 0;
     if (!fm->n && !link_transfer)
         return;     /* a frame of no transfer */
