@@ -6,8 +6,9 @@
  * claims. The first byte picks the CoAP context the decoder gets: none,
  * Content-Format 60, another Content-Format, or a known meter (so that an
  * announced firmware is recorded in the file-scoped table); the rest is the
- * blob. Dissector bugs (DISSECTOR_ASSERT, a field added with the wrong type)
- * abort, so libFuzzer reports them as crashes.
+ * blob. The key table gets extra keys of every type. Dissector bugs
+ * (DISSECTOR_ASSERT, a field added with the wrong type) abort, so libFuzzer
+ * reports them as crashes.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdint.h>
@@ -80,6 +81,24 @@ int LLVMFuzzerInitialize(int *argc _U_, char ***argv)
         exit(1);
     }
     epan_load_settings();
+    /* Keys named only in the key table (UAT meter_cfg_keys), one of each
+     * type, and a reference key given another type: the table's paths. */
+    static const char *const keys[] = {
+        "\"20\",\"x_text\",\"text\",\"\"", "\"21\",\"x_uint\",\"uint\",\"Wh\"",
+        "\"22\",\"x_int\",\"int\",\"\"", "\"23\",\"x_float\",\"float\",\"V\"",
+        "\"24\",\"x_bytes\",\"bytes\",\"\"", "\"25\",\"x_map\",\"map\",\"\"",
+        "\"26\",\"x_array\",\"array\",\"\"", "\"27\",\"x_bool\",\"bool\",\"\"",
+        "\"2\",\"config_version_text\",\"text\",\"\"",
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        char *pref = g_strdup_printf("uat:meter_cfg_keys:%s", keys[i]), *errmsg = NULL;
+        if (prefs_set_pref(pref, &errmsg) != PREFS_SET_OK) {
+            fprintf(stderr, "fuzz_config: %s: %s\n", pref, errmsg ? errmsg : "refused");
+            exit(1);
+        }
+        g_free(errmsg);
+        g_free(pref);
+    }
     prefs_apply_all();
 
     int proto = proto_get_id_by_filter_name("meter");

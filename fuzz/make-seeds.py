@@ -95,6 +95,12 @@ def main():
             image += b
     save(out, "mcuboot", image[:4096])
     save(out, "mcuboot", image)
+    # A config blob with the extra keys fuzz_config puts in the key table
+    # (20..27, one of each type) and key 2 sent as text (the table gives it
+    # that type): {20: "abc", 21: 5, 22: -3, 23: 1.5, 24: h'0102', 25: {1: 2},
+    # 26: [1, 2], 27: true, 2: "seven"}.
+    save(out, "config", bytes.fromhex("01a9146361626315051622" "17f93e00" "1818420102" "1819a10102"
+                                      "181a820102" "181bf5" "026573657665" "6e"))
     # Tracker event runs: a few of each opcode.
     for seed in (bytes(range(64)), bytes([0, 1, 2, 3] * 32), bytes([3, 0, 1, 0, 0x80, 3, 1, 2] * 16)):
         save(out, "ota_track", seed)
