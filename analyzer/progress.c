@@ -66,12 +66,15 @@ void ms_progress_draw(ms_job_progress_t *jobs, guint n)
         if (j->n_fds < j->passes)
             j->n_fds = find_fds(pid, j->file, j->fds, j->passes);
         /* A descriptor that went away was read to its end: tshark closes the
-         * first pass's when it starts the second. */
+         * first pass's when it starts the second (both are open from the
+         * start, so one found of two means the first pass is over). */
         gint64 read = 0;
         for (guint k = 0; k < j->n_fds; k++) {
             gint64 pos = read_position(pid, j->fds[k]);
             read += pos < 0 ? j->size : MIN(pos, j->size);
         }
+        if (j->n_fds > 0)
+            read += (gint64)(j->passes - j->n_fds) * j->size;
         done_bytes += read / MAX(j->passes, 1);
     }
     double f = total > 0 ? (double)done_bytes / total : (n ? (double)finished / n : 1);

@@ -108,9 +108,9 @@ gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recomm
     r->later_frame_loss = ratio(later_lost, x->response_later_frames, -1);
     /* One frame more in a response: lost like a later frame, measured where
      * the responses have middle frames; else (single-frame or two-frame
-     * responses) like a single-frame request, the nearest thing the capture
-     * measures. */
-    r->added_from_later = k0 >= LATER_FRAMES_MIN_RESPONSE && r->later_frame_loss >= 0;
+     * responses, or no later frame lost: the capture cannot tell how often)
+     * like a request, the nearest thing the capture measures. */
+    r->added_from_later = k0 >= LATER_FRAMES_MIN_RESPONSE && later_lost > 0;
     r->added_frame_loss = r->added_from_later ? r->later_frame_loss : r->request_loss;
     r->hops = MAX(1.0, ratio(x->request_copies, x->requests, 1));
     r->air_s = x->time_air_s / blocks;

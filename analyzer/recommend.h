@@ -15,11 +15,11 @@ typedef struct {
     double  exchange_loss;       /* (retransmissions + re-requests) / requests */
     double  response_frames;     /* frames of a complete response datagram */
     double  block_overhead;      /* bytes a response adds to its block on air, besides MAC and FRAG headers */
-    double  request_loss;        /* request datagram copies lost / sent (single frames) */
+    double  request_loss;        /* request datagram copies lost / sent (a download's: single frames) */
     double  first_frame_loss;    /* response copies lost at their first frame / response copies */
     double  later_frame_loss;    /* response copies lost later / frames after the first; < 0 if none */
     double  added_frame_loss;    /* what one more frame in a response adds: later_frame_loss or request_loss */
-    gboolean added_from_later;   /* added_frame_loss is later_frame_loss (responses of 3 frames or more) */
+    gboolean added_from_later;   /* it is later_frame_loss (responses of 3 frames or more, one lost later) */
     double  hops;                /* copies of a request per transmission: each added frame crosses them all */
     double  air_s, network_s, turnaround_s, timeouts_s;   /* per block */
     double  timeout_s;           /* mean first CoAP timeout that fits the measured waits */

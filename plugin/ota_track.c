@@ -938,13 +938,14 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         }
         gboolean lost = !c->complete || unacked;
         /* Its own code first: a lost response credited to its request (see
-         * attribute_leftover) is still a response. */
+         * attribute_leftover) is still a response. Empty ACKs and RSTs
+         * (code 0) count in neither direction. */
         gboolean is_request = c->has_coap ? c->coap_code >= 1 && c->coap_code < 32 : c->msg->is_request;
         if (is_request) {
             s->request_copies++;
             s->request_copies_lost += lost;
             s->request_frames_complete += lost ? 0 : c->n_frags;
-        } else if (c->coap_code != 0 || !c->has_coap) {
+        } else if (c->coap_code >= 64 || !c->has_coap) {   /* class 2 and above, as the truth counts */
             s->response_copies++;
             s->response_copies_lost += lost;
             s->response_frames_complete += lost ? 0 : c->n_frags;

@@ -153,9 +153,9 @@ typedef struct {
     guint32  request_copies, request_copies_lost, request_frames_complete;
     guint32  response_copies, response_copies_lost, response_frames_complete;
     guint32  response_bytes_complete;   /* PSDU bytes of those frames: the block's overhead on air */
-    /* Response copies lost at their first frame (missing or never
-     * acknowledged; the others were lost at a later frame), and the frames
-     * after the first that response copies sent. */
+    /* Response copies lost at their first frame (missing, or never
+     * acknowledged when ACKs are seen; the others were lost at a later
+     * frame), and the frames after the first that response copies sent. */
     guint32  response_first_lost, response_later_frames;
 } ota_stats_t;
 

@@ -587,9 +587,10 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         }
         return tvb_captured_length(tvb);
     }
-    queue_transfers(pinfo, fm);
-    /* A later pass: the whole capture has been read once. */
+    /* A later pass: the whole capture has been read once. Finalize first,
+     * so that every copy is attributed before the tap hears of this frame. */
     ota_track_finalize(meter_ota_tracker(), meter_ota_stall_seconds());
+    queue_transfers(pinfo, fm);
     if (fm->link)
         meter_ota_show_frame(tvb, pinfo, tree, fm->link);
     for (guint i = 0; i < fm->n; i++) {
