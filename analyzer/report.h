@@ -22,7 +22,5 @@ typedef struct {
 void ms_report_table(FILE *out, ms_analysis_t *a, guint n);
 void ms_report_csv(FILE *out, ms_analysis_t *a, guint n);
 void ms_report_json(FILE *out, ms_analysis_t *a, guint n);
-/* "2026-03-01T10:00:03.150528Z", or "-" for a negative time. */
-char *ms_utc(gint64 us);
 
 #endif

@@ -5,18 +5,7 @@
  */
 #include <math.h>
 #include "report.h"
-
-char *ms_utc(gint64 us)
-{
-    if (us < 0)
-        return g_strdup("-");
-    GDateTime *dt = g_date_time_new_from_unix_utc(us / 1000000);
-    char *day = g_date_time_format(dt, "%Y-%m-%dT%H:%M:%S");
-    char *s = g_strdup_printf("%s.%06dZ", day, (int)(us % 1000000));
-    g_free(day);
-    g_date_time_unref(dt);
-    return s;
-}
+#include "utc_text.h"
 
 /* 1h02m03s, 4m05s, 6.7s */
 static char *human_duration(double s)
@@ -127,8 +116,8 @@ static void comparison(FILE *out, ms_analysis_t *a, guint n)
             "duration", "rate B/s", "done");
     for (guint i = 0; i < rows->len; i++) {
         const row_t *r = &g_array_index(rows, row_t, i);
-        char *start = ms_utc(r->x->first_request_us);
-        char *end = ms_utc(r->x->complete ? r->x->last_response_us : r->x->last_activity_us);
+        char *start = utc_text(r->x->first_request_us);
+        char *end = utc_text(r->x->complete ? r->x->last_response_us : r->x->last_activity_us);
         char *dur = human_duration(r->x->duration_s), *base = g_path_get_basename(r->file);
         fprintf(out, "%-3u %5u %-28.28s %-27s %-27s %10s %9.1f %-4s\n", r->x->szx, r->x->block_size, base, start,
                 end, dur, r->x->rate_Bps, r->x->complete ? "yes" : "no");

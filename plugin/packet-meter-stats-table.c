@@ -35,6 +35,7 @@
 #include "packet-meter.h"
 #include "packet-meter-ota.h"
 #include "packet-meter-stats.h"
+#include "utc_text.h"
 
 
 #define TABLE_NAME "Transfers"
@@ -130,7 +131,7 @@ static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
     set_uint(&row[COL_BLOCK_SIZE], 16u << x->szx);
     set_uint(&row[COL_BLOCKS], s->blocks);
     set_uint(&row[COL_BYTES], s->bytes);
-    set_str(&row[COL_START], meter_stats_utc(s->first_request_us));
+    set_str(&row[COL_START], utc_text(s->first_request_us));
     set_float(&row[COL_DURATION], s->duration_s);
     set_float(&row[COL_RATE], s->rate_Bps);
     set_str(&row[COL_COMPLETE], g_strdup(s->complete ? "yes" : "no"));

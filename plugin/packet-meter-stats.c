@@ -14,6 +14,7 @@
 #include "packet-meter.h"
 #include "packet-meter-ota.h"
 #include "packet-meter-stats.h"
+#include "utc_text.h"
 
 #define OTA_TSV_VERSION "meterscope-ota 2"
 
@@ -48,18 +49,6 @@ static tap_packet_status ota_packet(void *tapdata, packet_info *pinfo _U_, epan_
 static void ota_reset(void *tapdata)
 {
     g_hash_table_remove_all(((ota_stats_listener_t *)tapdata)->seen);
-}
-
-char *meter_stats_utc(gint64 us)
-{
-    if (us < 0)
-        return g_strdup("-");
-    GDateTime *dt = g_date_time_new_from_unix_utc(us / 1000000);
-    char *day = g_date_time_format(dt, "%Y-%m-%dT%H:%M:%S");
-    char *s = g_strdup_printf("%s.%06dZ", day, (int)(us % 1000000));
-    g_free(day);
-    g_date_time_unref(dt);
-    return s;
 }
 
 static char *num_or_dash(double v, const char *fmt)
@@ -140,7 +129,7 @@ static void print_table(ota_track_t *t, GHashTable *seen)
         if (!g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
             continue;
         char *who = g_strdup_printf("%s /%s", x->meter, x->path);
-        char *start = meter_stats_utc(s->first_request_us);
+        char *start = utc_text(s->first_request_us);
         char *rtt1 = num_or_dash(s->rtt_first_median, "%.3f"), *rtt2 = num_or_dash(s->rtt_first_p95, "%.3f");
         char *ta1 = num_or_dash(s->turnaround_median, "%.3f"), *ta2 = num_or_dash(s->turnaround_p95, "%.3f");
         char *rtt = g_strdup_printf("%s/%s", rtt1, rtt2), *ta = g_strdup_printf("%s/%s", ta1, ta2);

@@ -7,14 +7,12 @@
 #include <epan/packet.h>
 
 void proto_register_meter_stats(void);
-/* UTC with microseconds, e.g. 2026-03-01T10:00:01.003808Z ("-" when us < 0); g_free it. */
-char *meter_stats_utc(gint64 us);
 /* The GUI's Statistics table (packet-meter-stats-table.c). */
 void proto_register_meter_stats_table(void);
-/* Tells the statistics which transfers this frame belongs to (0-terminated). */
 /* Whether a statistics listener is registered (tshark -z, the GUI's
  * dialog): without one a frame's transfers are not worth collecting. */
 gboolean meter_stats_wanted(void);
+/* Tells the statistics which transfers this frame belongs to (0-terminated). */
 void meter_stats_queue(packet_info *pinfo, const guint32 *transfer_ids);
 
 #endif
