@@ -769,26 +769,7 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
     gint64 prev_accepted = -1;
     gboolean have_prev = FALSE;
 
-    /* The datagram counters were summed by the caller; keep them. */
-    ota_stats_t copies = *s;
-    memset(s, 0, sizeof(*s));
-    s->mac_retries = copies.mac_retries;
-    s->fragments_lost = copies.fragments_lost;
-    s->datagrams_fragmented = copies.datagrams_fragmented;
-    s->datagrams_incomplete = copies.datagrams_incomplete;
-    s->datagram_copies = copies.datagram_copies;
-    s->frames_sent = copies.frames_sent;
-    s->frames_unacked = copies.frames_unacked;
-    s->acks_visible = copies.acks_visible;
-    s->request_copies = copies.request_copies;
-    s->request_copies_lost = copies.request_copies_lost;
-    s->request_frames_complete = copies.request_frames_complete;
-    s->response_copies = copies.response_copies;
-    s->response_copies_lost = copies.response_copies_lost;
-    s->response_frames_complete = copies.response_frames_complete;
-    s->response_bytes_complete = copies.response_bytes_complete;
-    s->response_first_lost = copies.response_first_lost;
-    s->response_later_frames = copies.response_later_frames;
+    /* The caller zeroed s and summed the datagram counters into it. */
     s->first_request_us = x->first_us;
     s->first_frame = x->first_frame;
     s->last_response_us = -1;
