@@ -131,6 +131,38 @@ static gboolean choose_plugin(ms_tshark_t *t, const char *plugin_path, GError **
     return ok;
 }
 
+/* Heuristics of newer Wiresharks that claim 6LoWPAN frames on 802.15.4
+ * before 6LoWPAN sees them: 4.4's RF4CE network layer takes some decrypted
+ * Thread frames (4.0 has no such heuristic and refuses the option). Each
+ * one this tshark lists is switched off for the run, so every version
+ * decodes the same frames the same way. */
+static const char *const thread_stealing_heuristics[] = { "rf4ce_nwk" };
+
+static gboolean find_stray_heuristics(ms_tshark_t *t, GError **err)
+{
+    const char *argv[] = { t->tshark, "-G", "heuristic-decodes", NULL };
+    char *out = NULL;
+    int status = 0;
+
+    t->heuristics_off = g_ptr_array_new_with_free_func(g_free);
+    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status,
+                      err))
+        return FALSE;
+    /* One heuristic a line: table, protocol, enabled, ..., its short name last. */
+    char **lines = g_strsplit(out ? out : "", "\n", -1);
+    for (guint i = 0; lines[i]; i++) {
+        char **cols = g_strsplit(lines[i], "\t", -1);
+        guint n = g_strv_length(cols);
+        for (guint k = 0; n > 0 && k < G_N_ELEMENTS(thread_stealing_heuristics); k++)
+            if (strcmp(cols[n - 1], thread_stealing_heuristics[k]) == 0)
+                g_ptr_array_add(t->heuristics_off, g_strdup(cols[n - 1]));
+        g_strfreev(cols);
+    }
+    g_strfreev(lines);
+    g_free(out);
+    return TRUE;
+}
+
 gboolean ms_tshark_setup(ms_tshark_t *t, const char *tshark_path, const char *plugin_path,
                          const char *display_filter, GError **err)
 {
@@ -138,7 +170,7 @@ gboolean ms_tshark_setup(ms_tshark_t *t, const char *tshark_path, const char *pl
         t->prefs = g_ptr_array_new_with_free_func(g_free);
     t->two_pass = display_filter && *display_filter;
     t->tap = t->two_pass ? g_strdup_printf("meter,ota,tsv,%s", display_filter) : g_strdup("meter,ota,tsv");
-    return find_tshark(t, tshark_path, err) && choose_plugin(t, plugin_path, err);
+    return find_tshark(t, tshark_path, err) && choose_plugin(t, plugin_path, err) && find_stray_heuristics(t, err);
 }
 
 static void remove_tree(const char *dir)
@@ -166,6 +198,8 @@ void ms_tshark_cleanup(ms_tshark_t *t)
     g_free(t->tap);
     if (t->prefs)
         g_ptr_array_free(t->prefs, TRUE);
+    if (t->heuristics_off)
+        g_ptr_array_free(t->heuristics_off, TRUE);
     memset(t, 0, sizeof(*t));
 }
 
@@ -283,6 +317,10 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
     for (guint i = 0; i < t->prefs->len; i++) {
         g_ptr_array_add(argv, "-o");
         g_ptr_array_add(argv, g_ptr_array_index(t->prefs, i));
+    }
+    for (guint i = 0; t->heuristics_off && i < t->heuristics_off->len; i++) {
+        g_ptr_array_add(argv, "--disable-heuristic");
+        g_ptr_array_add(argv, g_ptr_array_index(t->heuristics_off, i));
     }
     /* With a filter, two passes: a frame's fields that only later frames
      * decide (meter.frag.incomplete, a retransmission's cause) are set in

@@ -15,6 +15,7 @@ typedef struct {
     GPtrArray *prefs;            /* "-o" preference strings */
     char      *tap;              /* "meter,ota,tsv[,FILTER]" */
     gboolean   two_pass;      /* -2: a display filter sees fields that later frames set */
+    GPtrArray *heuristics_off;   /* stock heuristics this tshark has that take Thread frames */
 } ms_tshark_t;
 
 typedef enum { RUN_OK, RUN_INPUT_ERROR, RUN_USAGE_ERROR, RUN_TSHARK_ERROR } ms_run_status_t;

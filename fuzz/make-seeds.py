@@ -10,7 +10,10 @@ import struct
 import subprocess
 import sys
 
-CTX = ["-o", "6lowpan.context1:2001:db8:1::/64", "--disable-protocol", "meter"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "captures"))
+import tshark_view  # noqa: E402
+
+CTX = ["-o", "6lowpan.context1:2001:db8:1::/64"] + tshark_view.stock_only_args()
 
 
 def save(out, target, data):

@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "coap_view.h"
+#include "ws_compat.h"
 
 enum {
     OPT_URI_PATH = 11, OPT_CONTENT_FORMAT = 12, OPT_URI_QUERY = 15,
@@ -16,7 +17,7 @@ static gboolean read_nibble(tvbuff_t *tvb, gint *pos, gint end, guint nibble, gu
         return TRUE;
     }
     if (nibble == 13 && *pos + 1 <= end) {
-        *value = 13u + tvb_get_guint8(tvb, *pos);
+        *value = 13u + tvb_get_uint8(tvb, *pos);
         *pos += 1;
         return TRUE;
     }
@@ -33,7 +34,7 @@ static guint64 read_uint(tvbuff_t *tvb, gint pos, guint len)
     guint64 v = 0;
 
     for (guint i = 0; i < len && i < 8; i++)
-        v = (v << 8) | tvb_get_guint8(tvb, pos + (gint)i);
+        v = (v << 8) | tvb_get_uint8(tvb, pos + (gint)i);
     return v;
 }
 
@@ -61,12 +62,12 @@ gboolean coap_view_parse(tvbuff_t *tvb, gint offset, gint length, wmem_allocator
     if (length < 4 || !tvb_bytes_exist(tvb, offset, length))
         return FALSE;
     end = offset + length;
-    guint8 first = tvb_get_guint8(tvb, offset);
+    guint8 first = tvb_get_uint8(tvb, offset);
     if ((first >> 6) != 1 || (first & 0x0f) > 8)
         return FALSE;
     out->type = (first >> 4) & 3;
     out->tkl = first & 0x0f;
-    out->code = tvb_get_guint8(tvb, offset + 1);
+    out->code = tvb_get_uint8(tvb, offset + 1);
     out->mid = tvb_get_ntohs(tvb, offset + 2);
     pos = offset + 4;
     if (pos + out->tkl > end)
@@ -76,7 +77,7 @@ gboolean coap_view_parse(tvbuff_t *tvb, gint offset, gint length, wmem_allocator
 
     /* Each option consumes at least one byte, so this loop is bounded. */
     while (pos < end) {
-        guint8 head = tvb_get_guint8(tvb, pos);
+        guint8 head = tvb_get_uint8(tvb, pos);
         guint delta, len;
 
         if (head == 0xff) {

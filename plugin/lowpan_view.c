@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "lowpan_view.h"
+#include "ws_compat.h"
 
 #define COAP_PORT 5683
 
@@ -35,8 +36,8 @@ static gboolean skip_to_coap(tvbuff_t *tvb, gint *pos, gint end)
 
     if (p + 2 > end)
         return FALSE;
-    b0 = tvb_get_guint8(tvb, p);
-    b1 = tvb_get_guint8(tvb, p + 1);
+    b0 = tvb_get_uint8(tvb, p);
+    b1 = tvb_get_uint8(tvb, p + 1);
     if ((b0 & 0xe0) != 0x60)
         return FALSE;
     p += 2;
@@ -45,7 +46,7 @@ static gboolean skip_to_coap(tvbuff_t *tvb, gint *pos, gint end)
     p += tf_len[(b0 >> 3) & 3];
     nh = (b0 >> 2) & 1;
     if (!nh) {                                   /* next header inline: must be UDP */
-        if (p + 1 > end || tvb_get_guint8(tvb, p) != 17)
+        if (p + 1 > end || tvb_get_uint8(tvb, p) != 17)
             return FALSE;
         p += 1;
     }
@@ -59,7 +60,7 @@ static gboolean skip_to_coap(tvbuff_t *tvb, gint *pos, gint end)
     if (nh) {
         if (p + 1 > end)
             return FALSE;
-        guint8 nhc = tvb_get_guint8(tvb, p++);
+        guint8 nhc = tvb_get_uint8(tvb, p++);
         if ((nhc & 0xf8) != 0xf0)
             return FALSE;                        /* not UDP NHC */
         switch (nhc & 3) {
@@ -74,21 +75,21 @@ static gboolean skip_to_coap(tvbuff_t *tvb, gint *pos, gint end)
             if (p + 3 > end)
                 return FALSE;
             sport = tvb_get_ntohs(tvb, p);
-            dport = 0xf000 | tvb_get_guint8(tvb, p + 2);
+            dport = 0xf000 | tvb_get_uint8(tvb, p + 2);
             p += 3;
             break;
         case 2:
             if (p + 3 > end)
                 return FALSE;
-            sport = 0xf000 | tvb_get_guint8(tvb, p);
+            sport = 0xf000 | tvb_get_uint8(tvb, p);
             dport = tvb_get_ntohs(tvb, p + 1);
             p += 3;
             break;
         default:
             if (p + 1 > end)
                 return FALSE;
-            sport = 0xf0b0 | (tvb_get_guint8(tvb, p) >> 4);
-            dport = 0xf0b0 | (tvb_get_guint8(tvb, p) & 15);
+            sport = 0xf0b0 | (tvb_get_uint8(tvb, p) >> 4);
+            dport = 0xf0b0 | (tvb_get_uint8(tvb, p) & 15);
             p += 1;
             break;
         }
@@ -117,7 +118,7 @@ gboolean lowpan_view_parse(tvbuff_t *tvb, gint offset, gint length, lowpan_view_
     memset(out, 0, sizeof(*out));
     if (length < 1 || !tvb_bytes_exist(tvb, offset, length))
         return FALSE;
-    d = tvb_get_guint8(tvb, pos);
+    d = tvb_get_uint8(tvb, pos);
     if ((d & 0xc0) == 0x80) {                    /* mesh header */
         gboolean v = (d & 0x20) != 0, f = (d & 0x10) != 0;
         gint need = 1 + ((d & 0x0f) == 0x0f) + (v ? 2 : 8) + (f ? 2 : 8);
@@ -131,13 +132,13 @@ gboolean lowpan_view_parse(tvbuff_t *tvb, gint offset, gint length, lowpan_view_
         pos += f ? 2 : 8;
         if (pos >= end)
             return FALSE;
-        d = tvb_get_guint8(tvb, pos);
+        d = tvb_get_uint8(tvb, pos);
     }
     if (d == 0x50) {                             /* LOWPAN_BC0 */
         pos += 2;
         if (pos >= end)
             return FALSE;
-        d = tvb_get_guint8(tvb, pos);
+        d = tvb_get_uint8(tvb, pos);
     }
     if ((d & 0xf8) == 0xc0 || (d & 0xf8) == 0xe0) {
         gboolean first = (d & 0xf8) == 0xc0;
@@ -148,7 +149,7 @@ gboolean lowpan_view_parse(tvbuff_t *tvb, gint offset, gint length, lowpan_view_
         out->first = first;
         out->size = tvb_get_ntohs(tvb, pos) & 0x07ff;
         out->tag = tvb_get_ntohs(tvb, pos + 2);
-        out->offset = first ? 0 : (guint16)(tvb_get_guint8(tvb, pos + 4) * 8);
+        out->offset = first ? 0 : (guint16)(tvb_get_uint8(tvb, pos + 4) * 8);
         pos += hl;
         out->data_offset = pos;
         out->data_len = end - pos;
@@ -161,11 +162,11 @@ gboolean lowpan_view_parse(tvbuff_t *tvb, gint offset, gint length, lowpan_view_
     if (out->is_frag)
         out->frag1_span = (guint16)MIN(48 + (end - pos), 0xffff);
     if (pos + 4 <= end) {
-        guint8 b = tvb_get_guint8(tvb, pos);
+        guint8 b = tvb_get_uint8(tvb, pos);
         if ((b >> 6) == 1) {
             out->has_coap = TRUE;
             out->coap_type = (b >> 4) & 3;
-            out->coap_code = tvb_get_guint8(tvb, pos + 1);
+            out->coap_code = tvb_get_uint8(tvb, pos + 1);
             out->coap_mid = tvb_get_ntohs(tvb, pos + 2);
         }
     }

@@ -33,6 +33,7 @@
 #include <epan/wscbor.h>
 #include <wsutil/str_util.h>
 
+#include "ws_compat.h"
 #include "packet-meter.h"
 #include "meter-cfg.h"
 
@@ -571,7 +572,7 @@ static wscbor_chunk_t *cfg_chunk_read(cfg_state_t *st, gint *offset)
 static gboolean cfg_at_break(cfg_state_t *st, gint offset)
 {
     /* Throws at the end of the payload: an indefinite item without its break. */
-    return tvb_get_guint8(st->tvb, offset) == 0xff;
+    return tvb_get_uint8(st->tvb, offset) == 0xff;
 }
 
 /* Skips one whole item (with everything nested in it) without recursion:
@@ -736,7 +737,10 @@ static proto_item *cfg_add_generic(cfg_state_t *st, proto_tree *tree, gint *offs
             const guint32 simple = c->type_minor < 24 || c->type_minor == 31
                                    ? c->type_minor : (guint32)(c->head_value & 0xff);
             pi = proto_tree_add_uint(tree, hf_meter_cfg_value_simple, tvb, c->start, c->head_length, simple);
-            text = val_to_str(simple, cfg_simple_vals, "simple(%u)");
+            /* try_val_to_str: val_to_str's signature changed in 4.6. */
+            text = try_val_to_str(simple, cfg_simple_vals);
+            if (!text)
+                text = wmem_strdup_printf(pool, "simple(%u)", simple);
             if (c->type_minor == 31)
                 expert_add_info_format(pinfo, pi, &ei_meter_cfg_bad_cbor, "Break (0xff) where an item belongs");
         }

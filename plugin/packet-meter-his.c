@@ -19,6 +19,7 @@
 #include <epan/reassemble.h>
 #include <wsutil/wmem/wmem.h>
 
+#include "ws_compat.h"
 #include "packet-meter.h"
 #include "senml.h"
 
@@ -27,7 +28,7 @@
 #define HIS_PDATA_KEY 0x48495331u /* "HIS1": this file's per-frame data */
 #define HIS_INFO_NAMES 3         /* distinct names listed in the Info column */
 
-static gboolean his_reassemble = TRUE;
+static meter_pref_bool_t his_reassemble = TRUE;
 static guint his_max_records = SENML_MAX_RECORDS_DEFAULT;
 
 static int hf_his = -1;

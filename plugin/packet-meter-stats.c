@@ -11,6 +11,7 @@
 #include <epan/packet.h>
 #include <epan/tap.h>
 #include <epan/stat_tap_ui.h>
+#include "ws_compat.h"
 #include "packet-meter.h"
 #include "packet-meter-ota.h"
 #include "packet-meter-stats.h"
@@ -163,7 +164,7 @@ static void ota_finish(void *tapdata)
 }
 
 /* -z meter,ota[,tsv][,FILTER] */
-static void ota_cli_init(const char *opt_arg, void *userdata _U_)
+static meter_stat_init_result_t ota_cli_init(const char *opt_arg, void *userdata _U_)
 {
     ota_stats_listener_t *l = g_new0(ota_stats_listener_t, 1);
     const char *rest = opt_arg + strlen("meter,ota");
@@ -184,6 +185,7 @@ static void ota_cli_init(const char *opt_arg, void *userdata _U_)
         ota_finish(l);
         exit(1);
     }
+    METER_STAT_INIT_DONE;
 }
 
 static stat_tap_ui ota_cli_ui = {

@@ -19,6 +19,7 @@
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
 #include <epan/to_str.h>
+#include "ws_compat.h"
 #include "packet-meter.h"
 #include "wpan_view.h"
 #include "packet-meter-ota.h"
@@ -50,7 +51,7 @@ static const char *pref_path_firmware = "firmware/";
 /* Off, the CoAP messages are followed but not decoded for display: for a
  * run that only wants the statistics (the analyser), it spares stock CoAP's
  * block reassembly, whose cost grows with the square of the blocks. */
-static gboolean pref_coap_decode = TRUE;
+static meter_pref_bool_t pref_coap_decode = TRUE;
 
 static const value_string resource_names[] = {
     { METER_RES_OTHER, "other" },
@@ -470,7 +471,7 @@ static ota_frame_t *track_link(packet_info *pinfo, gboolean has_coap)
     in.dst = wv.dst;
     tvbuff_t *payload = NULL;
     if (wv.frame_type == 1)
-        payload = wv.security ? get_data_source_tvb_by_name(pinfo, "Decrypted IEEE 802.15.4 payload")
+        payload = wv.security ? meter_data_source_tvb(pinfo, "Decrypted IEEE 802.15.4 payload")
                               : tvb_new_subset_length(psdu, wv.payload_offset, wv.payload_end - wv.payload_offset);
     lowpan_view_t lv;
     gboolean has_lowpan = payload && lowpan_view_parse(payload, 0, (gint)tvb_captured_length(payload), &lv);
@@ -647,8 +648,15 @@ void proto_register_meter(void)
     proto_register_meter_stats();
 }
 
+/* From 4.4 on, the RF4CE network layer's heuristic on 802.15.4 comes
+ * before 6LoWPAN's and takes some decrypted Thread frames (a block-0 GET,
+ * say), so transfers lose requests. A meter capture has no RF4CE, so it
+ * starts off: enabled and its default both, so that the stock "Enabled
+ * Protocols" dialog and --enable-heuristic rf4ce_nwk still turn it back on,
+ * and that choice is kept in the profile. 4.0 has no such heuristic. */
 void proto_reg_handoff_meter(void)
 {
+    meter_heuristic_off_by_default("rf4ce_nwk");
     proto_coap = proto_get_id_by_filter_name("coap");
     meter_post_handle = create_dissector_handle(dissect_meter_post, proto_meter);
     register_postdissector(meter_post_handle);

@@ -7,6 +7,11 @@
 #include <gmodule.h>
 #include <epan/proto.h>
 #include <ws_version.h>
+/* 4.2 and later: plugin_describe() tells `tshark -G plugins` what this is
+ * (without it the type shows as "unknown"). 4.0 has no such header. */
+#if __has_include(<wsutil/plugins.h>)
+#include <wsutil/plugins.h>
+#endif
 
 #ifndef METERSCOPE_VERSION
 #define METERSCOPE_VERSION "0.0.0"

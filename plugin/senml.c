@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "senml.h"
+#include "ws_compat.h"
 
 #include <math.h>
 #include <string.h>
@@ -151,13 +152,13 @@ static const char *cbor_type_text(const wscbor_chunk_t *c)
  * reserved additional information (28..30). Throws on bounds. */
 static gboolean peek_head(tvbuff_t *tvb, gint *offset, guint8 *major, guint8 *minor, guint64 *value)
 {
-    guint8 first = tvb_get_guint8(tvb, *offset);
+    guint8 first = tvb_get_uint8(tvb, *offset);
 
     *major = first >> 5;
     *minor = first & 0x1f;
     *offset += 1;
     switch (*minor) {
-    case 24: *value = tvb_get_guint8(tvb, *offset); *offset += 1; break;
+    case 24: *value = tvb_get_uint8(tvb, *offset); *offset += 1; break;
     case 25: *value = tvb_get_ntohs(tvb, *offset); *offset += 2; break;
     case 26: *value = tvb_get_ntohl(tvb, *offset); *offset += 4; break;
     case 27: *value = tvb_get_ntoh64(tvb, *offset); *offset += 8; break;
@@ -795,7 +796,7 @@ senml_pack_t *senml_parse(wmem_allocator_t *alloc, tvbuff_t *tvb, gint offset, g
                             "The data ends before the break of the indefinite-length pack");
                 break;
             }
-            if (tvb_captured_length_remaining(tvb, off) > 0 && tvb_get_guint8(tvb, off) == 0xff) {
+            if (tvb_captured_length_remaining(tvb, off) > 0 && tvb_get_uint8(tvb, off) == 0xff) {
                 off++;
                 pack->complete = TRUE;
                 break;

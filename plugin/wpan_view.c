@@ -3,7 +3,7 @@
  * header (LINKTYPE_IEEE802_15_4_TAP) and the ZEP v2 data header.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <wiretap/wtap.h>
+#include "ws_compat.h"
 #include "wpan_view.h"
 
 #define ZEP_PORT 17754
@@ -15,18 +15,18 @@ static tvbuff_t *zep_psdu(tvbuff_t *frame, gboolean *has_fcs)
     if (len < 14 + 20 + 8 + 32 || tvb_get_ntohs(frame, 12) != 0x0800)
         return NULL;
     ip = 14;
-    ihl = (tvb_get_guint8(frame, ip) & 0x0f) * 4;
-    if ((tvb_get_guint8(frame, ip) >> 4) != 4 || ihl < 20 || tvb_get_guint8(frame, ip + 9) != 17)
+    ihl = (tvb_get_uint8(frame, ip) & 0x0f) * 4;
+    if ((tvb_get_uint8(frame, ip) >> 4) != 4 || ihl < 20 || tvb_get_uint8(frame, ip + 9) != 17)
         return NULL;
     udp = ip + ihl;
     if (udp + 8 > len || tvb_get_ntohs(frame, udp + 2) != ZEP_PORT)
         return NULL;
     zep = udp + 8;
     /* "EX", version 2, type 1 (data): 32-byte header, PSDU length last. */
-    if (zep + 32 > len || tvb_get_ntohs(frame, zep) != 0x4558 || tvb_get_guint8(frame, zep + 2) != 2 ||
-        tvb_get_guint8(frame, zep + 3) != 1)
+    if (zep + 32 > len || tvb_get_ntohs(frame, zep) != 0x4558 || tvb_get_uint8(frame, zep + 2) != 2 ||
+        tvb_get_uint8(frame, zep + 3) != 1)
         return NULL;
-    plen = tvb_get_guint8(frame, zep + 31);
+    plen = tvb_get_uint8(frame, zep + 31);
     if (zep + 32 + plen > len)
         return NULL;
     /* CRC mode keeps the FCS; LQI mode puts LQI/RSSI in its 2 bytes. Either
@@ -39,7 +39,7 @@ static tvbuff_t *tap_psdu(tvbuff_t *frame, gboolean *has_fcs)
 {
     gint len = (gint)tvb_captured_length(frame), hdr, pos;
 
-    if (len < 4 || tvb_get_guint8(frame, 0) != 0)
+    if (len < 4 || tvb_get_uint8(frame, 0) != 0)
         return NULL;
     hdr = tvb_get_letohs(frame, 2);
     if (hdr < 4 || hdr > len)
@@ -49,7 +49,7 @@ static tvbuff_t *tap_psdu(tvbuff_t *frame, gboolean *has_fcs)
     for (pos = 4; pos + 4 <= hdr;) {
         guint16 type = tvb_get_letohs(frame, pos), tlen = tvb_get_letohs(frame, pos + 2);
         if (type == 0 && tlen >= 1 && pos + 5 <= hdr)
-            *has_fcs = tvb_get_guint8(frame, pos + 4) != 0;
+            *has_fcs = tvb_get_uint8(frame, pos + 4) != 0;
         pos += 4 + ((tlen + 3) & ~3);
     }
     return tvb_new_subset_remaining(frame, hdr);
@@ -135,7 +135,7 @@ gboolean wpan_view_parse(tvbuff_t *psdu, gboolean has_fcs, wpan_view_t *out)
         if (pos + 1 > end)
             return FALSE;
         out->has_seq = TRUE;
-        out->seq = tvb_get_guint8(psdu, pos++);
+        out->seq = tvb_get_uint8(psdu, pos++);
     }
     pan_presence(version, dst_mode, src_mode, (fcf & 0x0040) != 0, &dst_pan, &src_pan);
     pos += dst_pan ? 2 : 0;
@@ -154,7 +154,7 @@ gboolean wpan_view_parse(tvbuff_t *psdu, gboolean has_fcs, wpan_view_t *out)
         static const gint mic_len[4] = { 0, 4, 8, 16 };
         if (pos + 1 > end)
             return FALSE;
-        guint8 sc = tvb_get_guint8(psdu, pos);
+        guint8 sc = tvb_get_uint8(psdu, pos);
         pos += 1 + ((version == 2 && (sc & 0x20)) ? 0 : 4) + key_id_len[(sc >> 3) & 3];
         end -= mic_len[sc & 3];
     }

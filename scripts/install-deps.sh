@@ -3,7 +3,8 @@
 # missing (apt-get; sudo when not root). Safe to run again.
 set -eu
 PACKAGES="gcc make cmake pkg-config libglib2.0-dev libpcap-dev libgcrypt20-dev
-libjson-glib-dev libwireshark-dev wireshark-dev tshark python3 util-linux time"
+libjson-glib-dev libwireshark-dev wireshark-dev tshark python3 util-linux time
+dpkg-dev file debootstrap"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

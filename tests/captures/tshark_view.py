@@ -18,9 +18,24 @@ FIELDS = [
 WARNING = 6291456   # expert severity PI_WARN
 
 
+_meter_loaded = None
+
+
+def stock_only_args():
+    """Keeps an installed meterscope plugin out of a stock-tshark run. 4.4 and
+    later refuse --disable-protocol for a protocol that is not there, so it
+    is passed only when the plugin is loaded."""
+    global _meter_loaded
+    if _meter_loaded is None:
+        out = subprocess.run([os.environ.get("TSHARK", "tshark"), "-G", "protocols"], check=True,
+                             capture_output=True, text=True).stdout
+        _meter_loaded = any(line.split("\t")[2:3] == ["meter"] for line in out.splitlines())
+    return ["--disable-protocol", "meter"] if _meter_loaded else []
+
+
 def tshark_cmd(capture, truth, extra=()):
     # Stock tshark: a meterscope plugin installed for this user takes no part.
-    cmd = [os.environ.get("TSHARK", "tshark"), "-n", "--disable-protocol", "meter", "-r", capture]
+    cmd = [os.environ.get("TSHARK", "tshark"), "-n"] + stock_only_args() + ["-r", capture]
     for pref in truth.get("wireshark_prefs", []):
         cmd += ["-o", pref]
     return cmd + list(extra)
@@ -44,6 +59,11 @@ def run_fields(capture, truth, fields=FIELDS, two_pass=False, display_filter=Non
     return rows
 
 
+def is_true(value):
+    """An FT_BOOLEAN in -T fields: "1" up to 4.0, "True" from 4.4 on."""
+    return value in ("1", "True")
+
+
 def load_truth(capture):
     with open(capture + ".truth.json") as f:
         return json.load(f)
@@ -65,11 +85,11 @@ def count(rows, gateway_view):
             c["warnings"] += 1
         retry = False
         if not gateway_view:
-            if r["wpan.fcs_ok"] != "1":
+            if not is_true(r["wpan.fcs_ok"]):
                 c["fcs_bad"] += 1
             if r["wpan.frame_type"] == "0x0002":
                 c["acks"] += 1
-            if r["wpan.ack_request"] == "1":
+            if is_true(r["wpan.ack_request"]):
                 src = r["wpan.src16"] or r["wpan.src64"]
                 retry = last_seq.get(src) == r["wpan.seq_no"]
                 last_seq[src] = r["wpan.seq_no"]

@@ -7,6 +7,7 @@
 #include <epan/tvbuff.h>
 #include <wsutil/wmem/wmem.h>
 #include "coap_view.h"
+#include "ws_compat.h"
 
 static wmem_allocator_t *scope;
 
@@ -67,7 +68,7 @@ static void test_block2_response(void)
     g_assert_cmpint(m.size2, ==, 12432);
     g_assert_nonnull(m.payload);
     g_assert_cmpuint(tvb_reported_length(m.payload), ==, 3);
-    g_assert_cmpuint(tvb_get_guint8(m.payload, 0), ==, 1);
+    g_assert_cmpuint(tvb_get_uint8(m.payload, 0), ==, 1);
     g_assert_cmpint(m.payload_offset, ==, 13);
 }
 

@@ -29,6 +29,8 @@ def render(sandbox, so):
                            text=True).stdout.splitlines()
     block = []
     for line in prefs:
+        # 4.0 words a boolean's values "TRUE or FALSE", 4.4 and later "true or false".
+        line = line.replace("TRUE or FALSE", "true or false")
         m = re.match(r"^#?([A-Za-z0-9_.-]+): ", line)
         if m:
             if m.group(1).startswith("meter."):

@@ -85,7 +85,12 @@ def check_config(sandbox, so, capture, truth, meters_by_ip):
 
 
 def epoch(text):
-    """tshark's FT_ABSOLUTE_TIME text, e.g. 'Mar  1, 2026 04:00:00.000000000 UTC'."""
+    """tshark's FT_ABSOLUTE_TIME text in UTC: 'Mar  1, 2026 04:00:00.000000000 UTC'
+    up to 4.4, ISO 8601 '2026-03-01T04:00:00.000000000Z' from 4.6 on."""
+    if text.endswith("Z"):
+        date, frac = text[:-1].split(".")
+        t = datetime.strptime(date, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+        return t.timestamp() + int(frac) / 10 ** len(frac)
     date, frac = text.replace(" UTC", "").split(".")
     t = datetime.strptime(" ".join(date.split()), "%b %d, %Y %H:%M:%S").replace(tzinfo=timezone.utc)
     return t.timestamp() + int(frac) / 10 ** len(frac)

@@ -1,0 +1,40 @@
+#!/bin/sh
+# suite-in-chroot.sh SUITE OUT_DIR: the whole test suite, without sanitizers,
+# against the Wireshark of Debian SUITE (trixie: 4.4, sid: 4.6), inside the
+# cached build chroot of scripts/debian-chroot.sh. The working tree goes in
+# as it is (committed or not), with ../shared beside it. Leaves in OUT_DIR
+# the analyser's reports (reports/, for compare_reports.py) and the Debian
+# package built there. Fails when the build or any test fails. The tree and
+# its build stay in the chroot until the next run, to look into a failure.
+set -eu
+suite=$1
+out=$2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+root=$("$src/scripts/debian-chroot.sh" build "$suite")
+work="$root/srv/meterscope"
+
+rm -rf --one-file-system "$work" "$out"
+mkdir -p "$work/main" "$work/out" "$out"
+# The files git knows of or would add, as they are now (none of build/).
+(cd "$src" && git ls-files -z -co --exclude-standard |
+    xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+    tar --null -T - -cf -) | tar -C "$work/main" -xf -
+[ -d "$src/../shared" ] && cp -r "$src/../shared" "$work/shared"
+chmod -R u+w,a+rX "$work"
+
+jobs=$(nproc)
+cat >"$work/run.sh" <<EOF
+set -eu
+cd /srv/meterscope/main
+tshark --version | head -n 1
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON >/dev/null
+cmake --build build -j$jobs
+(cd build && ctest -j$jobs --output-on-failure)
+python3 tests/versions/analyser_reports.py build/analyzer/meterscope /srv/meterscope/out/reports
+cmake --build build --target deb >/dev/null
+cp build/meterscope_*.deb /srv/meterscope/out/
+EOF
+rc=0
+"$src/scripts/debian-chroot.sh" run "$root" sh /srv/meterscope/run.sh || rc=$?
+cp -r "$work/out/." "$out/"
+exit $rc
