@@ -1,6 +1,7 @@
 #!/bin/sh
-# install-deps.sh: installs the Debian 12 packages meterscope needs that are
-# missing (apt-get; sudo when not root). Safe to run again.
+# install-deps.sh: installs the Debian packages meterscope needs that are
+# missing (apt-get; sudo when not root), on Debian 12, 13 or unstable.
+# Safe to run again.
 set -eu
 PACKAGES="gcc make cmake pkg-config libglib2.0-dev libpcap-dev libgcrypt20-dev
 libjson-glib-dev libwireshark-dev wireshark-dev tshark python3 util-linux time

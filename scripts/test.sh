@@ -1,15 +1,16 @@
 #!/bin/sh
 # test.sh: install what is missing, build from scratch with -Werror, and run
 # the whole test suite on every Wireshark meterscope supports:
-#   1. Debian 12 (Wireshark 4.0), this machine: a normal build, then one with
-#      AddressSanitizer and UndefinedBehaviorSanitizer (the plugin inside the
-#      system's tshark with the sanitizer runtimes preloaded);
-#   2. Debian 13 (4.4) and Debian unstable (4.6), each in a debootstrap
-#      chroot made and cached by scripts/debian-chroot.sh;
+#   1. this machine's Wireshark: a normal build, then one with AddressSanitizer
+#      and UndefinedBehaviorSanitizer (the plugin inside the system's tshark
+#      with the sanitizer runtimes preloaded);
+#   2. the other two of Debian 12 (Wireshark 4.0), Debian 13 (4.4) and Debian
+#      unstable (4.6), each in a debootstrap chroot made and cached by
+#      scripts/debian-chroot.sh;
 #   3. the analyser's reports on every committed and real capture, the same
 #      byte for byte on all three versions;
-#   4. the Debian package of 4.0 and of 4.4, each installed into a fresh
-#      chroot of its release, used by a normal user, and purged.
+#   4. each version's Debian package installed into a fresh chroot of its
+#      release, used by a normal user, and purged.
 # Every part runs even when one before it failed; each prints its time. The
 # last line counts the parts that passed and failed.
 set -eu
@@ -39,16 +40,17 @@ part() {
     echo "== $name: $verdict in $(($(date +%s) - start)) s =="
 }
 
-bookworm_suite() {
+host_suite() {
     cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON >/dev/null &&
         cmake --build build-test -j"$jobs" &&
         (cd build-test && ctest -j"$jobs" --output-on-failure) &&
-        python3 tests/versions/analyser_reports.py build-test/analyzer/meterscope "$out/bookworm/reports" &&
+        mkdir -p "$out/$1" &&
+        python3 tests/versions/analyser_reports.py build-test/analyzer/meterscope "$out/$1/reports" &&
         cmake --build build-test --target deb >/dev/null &&
-        cp build-test/meterscope_*.deb "$out/bookworm/"
+        cp build-test/meterscope_*.deb "$out/$1/"
 }
 
-bookworm_sanitized_suite() {
+host_sanitized_suite() {
     cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON \
           -DMETERSCOPE_SANITIZE=ON >/dev/null &&
         cmake --build build-sanitize -j"$jobs" &&
@@ -61,15 +63,37 @@ deb_install() {
     tests/versions/test-deb-install.sh "$1" "$2"
 }
 
-mkdir -p "$out/bookworm"
-part "Debian 12, Wireshark 4.0" bookworm_suite
-part "Debian 12, Wireshark 4.0, ASan + UBSan" bookworm_sanitized_suite
-part "Debian 13, Wireshark 4.4 (chroot)" tests/versions/suite-in-chroot.sh trixie "$out/trixie"
-part "Debian unstable, Wireshark 4.6 (chroot)" tests/versions/suite-in-chroot.sh sid "$out/sid"
-part "the same reports on 4.0, 4.4 and 4.6" python3 tests/versions/compare_reports.py \
-    4.0="$out/bookworm/reports" 4.4="$out/trixie/reports" 4.6="$out/sid/reports"
-part "the 4.0 package on a fresh Debian 12" deb_install bookworm
-part "the 4.4 package on a fresh Debian 13" deb_install trixie
+# The Debian release each supported Wireshark comes with.
+suites="bookworm:4.0:Debian-12 trixie:4.4:Debian-13 sid:4.6:Debian-unstable"
+here=$(tshark --version | sed -n '1s/.* \([0-9]*\.[0-9]*\)\..*/\1/p')
+case " $suites " in
+    *":$here:"*) ;;
+    *) echo "test.sh: this machine's Wireshark is $here; the suite knows 4.0, 4.4 and 4.6" >&2; exit 1 ;;
+esac
+# SUITE:X.Y:Release-name into $suite, $minor and $release.
+parse() {
+    suite=${1%%:*}
+    minor=${1#*:}
+    minor=${minor%%:*}
+    release=$(echo "${1##*:}" | tr - ' ')
+}
+compare=""
+for s in $suites; do
+    parse "$s"
+    if [ "$minor" = "$here" ]; then
+        part "$release, Wireshark $minor" host_suite "$suite"
+        part "$release, Wireshark $minor, ASan + UBSan" host_sanitized_suite
+    else
+        part "$release, Wireshark $minor (chroot)" tests/versions/suite-in-chroot.sh "$suite" "$out/$suite"
+    fi
+    compare="$compare $minor=$out/$suite/reports"
+done
+# shellcheck disable=SC2086  # one argument per version
+part "the same reports on 4.0, 4.4 and 4.6" python3 tests/versions/compare_reports.py $compare
+for s in $suites; do
+    parse "$s"
+    part "the $minor package on a fresh $release" deb_install "$suite"
+done
 
 [ $failed = 0 ] || echo "failed:$failed_parts"
 echo "test.sh: $passed passed, $failed failed"
