@@ -39,11 +39,15 @@ make_base() {
     tmp=$(mktemp -d "$cache/.debootstrap-$suite.XXXXXX")
     trap 'rm -rf --one-file-system "$tmp"' EXIT INT TERM
     echo "debian-chroot: debootstrap $suite from $mirror" >&2
+    # Once more on a failure: a mirror may drop a download now and then.
     debootstrap --variant=minbase "$suite" "$tmp/root" "$mirror" >"$tmp/log" 2>&1 ||
+        { rm -rf --one-file-system "$tmp/root" &&
+          debootstrap --variant=minbase "$suite" "$tmp/root" "$mirror" >"$tmp/log" 2>&1; } ||
         { tail -n 20 "$tmp/log" >&2; die "debootstrap $suite failed"; }
     # A development suite's Release file may be past its Valid-Until date
     # on a mirror that is not refreshed; apt would then refuse it.
     echo 'Acquire::Check-Valid-Until "false";' >"$tmp/root/etc/apt/apt.conf.d/99no-valid-until"
+    echo 'Acquire::Retries "3";' >"$tmp/root/etc/apt/apt.conf.d/99retries"
     tar -C "$tmp/root" -cf "$tmp/base.tar" .
     mv "$tmp/base.tar" "$tar"
     rm -rf --one-file-system "$tmp"
@@ -60,7 +64,7 @@ run_in() {
     dir=$1
     shift
     [ -d "$dir/etc" ] || die "$dir is not a chroot"
-    cp /etc/resolv.conf "$dir/etc/resolv.conf"
+    cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
     mounted=""
     cleanup() {
         for m in $mounted; do umount -l "$dir/$m" 2>/dev/null || true; done
