@@ -49,6 +49,7 @@ static const GOptionEntry entries[] = {
 
 typedef struct {
     const ms_tshark_t  *tshark;
+    const ms_tshark_t  *start_stamped;  /* the same run told the stamps mark frame starts; NULL: the user said */
     ms_job_progress_t  *progress;
     ms_capture_t       *capture;
     ms_run_status_t     status;
@@ -73,6 +74,23 @@ static void run_job(gpointer data, gpointer user_data)
     (void)user_data;
 
     j->status = ms_tshark_run(j->tshark, j->capture->file, j->capture, &j->progress->pid, &j->message);
+    /* Stamps that turned out to mark each frame's start, once the first
+     * messages had been timed as if they marked its end: read the capture
+     * again, the plugin told so from its first frame, for exact times. */
+    const ms_counts_t *c = &j->capture->counts;
+    if (j->status == RUN_OK && j->start_stamped && c->timestamps && strcmp(c->timestamps, "start") == 0 &&
+        c->timestamp_early_messages > 0) {
+        ms_capture_t *again = ms_capture_new(j->capture->file);
+        char *message = NULL;
+        ms_run_status_t status = ms_tshark_run(j->start_stamped, again->file, again, &j->progress->pid, &message);
+        if (status == RUN_OK) {
+            ms_capture_free(j->capture);
+            j->capture = again;
+        } else {
+            ms_capture_free(again);
+        }
+        g_free(message);
+    }
     g_atomic_int_set(&j->progress->done, 1);
 }
 
@@ -285,13 +303,23 @@ int main(int argc, char **argv)
         return EXIT_TSHARK;
     }
     add_prefs(&tshark);
+    /* The same run, told the stamps mark frame starts, unless -O said what they mark. */
+    ms_tshark_t start_stamped = tshark;
+    gboolean user_said = FALSE;
+    for (guint i = 0; opt_prefs && opt_prefs[i]; i++)
+        user_said |= g_str_has_prefix(opt_prefs[i], "meter.ota.timestamps:");
+    start_stamped.prefs = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < tshark.prefs->len; i++)
+        g_ptr_array_add(start_stamped.prefs, g_strdup(g_ptr_array_index(tshark.prefs, i)));
+    g_ptr_array_add(start_stamped.prefs, g_strdup("meter.ota.timestamps:start"));
 
     guint n = g_strv_length(opt_files);
     job_t *jobs = g_new0(job_t, n);
     ms_job_progress_t *progress = g_new0(ms_job_progress_t, n);
     for (guint i = 0; i < n; i++) {
         GStatBuf st;
-        jobs[i] = (job_t){ &tshark, &progress[i], ms_capture_new(opt_files[i]), RUN_OK, FALSE, NULL };
+        jobs[i] = (job_t){ &tshark, user_said ? NULL : &start_stamped, &progress[i], ms_capture_new(opt_files[i]),
+                           RUN_OK, FALSE, NULL };
         progress[i] = (ms_job_progress_t){ .file = opt_files[i], .size = g_stat(opt_files[i], &st) == 0 ? st.st_size : 0,
                                            .passes = tshark.two_pass ? 2 : 1 };
         if (!ms_capture_file_ok(opt_files[i], &jobs[i].message)) {
@@ -331,6 +359,7 @@ int main(int argc, char **argv)
     g_free(a);
     g_free(jobs);
     g_free(progress);
+    g_ptr_array_free(start_stamped.prefs, TRUE);
     ms_tshark_cleanup(&tshark);
     return status;
 }

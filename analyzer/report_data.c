@@ -219,6 +219,15 @@ void ms_report_json(FILE *out, ms_analysis_t *a, guint n)
         json_builder_add_string_value(b, c->file);
         json_builder_set_member_name(b, "frames");
         json_builder_add_int_value(b, c->counts.frames);
+        json_builder_set_member_name(b, "timestamps");
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "mark");
+        json_builder_add_string_value(b, c->counts.timestamps ? c->counts.timestamps : "unknown");
+        json_builder_set_member_name(b, "pairs");
+        json_builder_add_int_value(b, c->counts.timestamp_pairs);
+        json_builder_set_member_name(b, "pairs_fit");
+        json_builder_add_int_value(b, c->counts.timestamp_pairs_fit);
+        json_builder_end_object(b);
         json_builder_set_member_name(b, "transfers");
         json_builder_begin_array(b);
         for (guint t = 0; t < c->transfers->len; t++)

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
+#include <string.h>
 #include "report.h"
 #include "utc_text.h"
 
@@ -129,6 +130,23 @@ static void comparison(FILE *out, ms_analysis_t *a, guint n)
     g_array_free(rows, TRUE);
 }
 
+/* What the capture's timestamps mark, as the plugin read it from the gaps
+ * between frames and their ACKs (docs/ota-sessions.md). */
+static void timestamps(FILE *out, const ms_counts_t *c)
+{
+    const char *mark = c->timestamps ? c->timestamps : "unknown";
+
+    if (strcmp(mark, "start") == 0 || strcmp(mark, "end") == 0)
+        fprintf(out, "  timestamps mark each frame's %s (%u of %u frame-ACK gaps fit)%s\n", mark,
+                c->timestamp_pairs_fit, c->timestamp_pairs,
+                strcmp(mark, "start") == 0 ? "; times are taken at each frame's end" : "");
+    else if (strcmp(mark, "host") == 0)
+        fprintf(out, "  timestamps are the host's: at most %u of %u frame-ACK gaps fit a frame's start or its "
+                "end; times are good to a few ms\n", c->timestamp_pairs_fit, c->timestamp_pairs);
+    else
+        fprintf(out, "  timestamps: no frame-ACK gap told what they mark; taken as each frame's end\n");
+}
+
 void ms_report_table(FILE *out, ms_analysis_t *a, guint n)
 {
     for (guint i = 0; i < n; i++) {
@@ -137,6 +155,7 @@ void ms_report_table(FILE *out, ms_analysis_t *a, guint n)
                 c->transfers->len, c->transfers->len == 1 ? "" : "s");
         if (!c->transfers->len)
             continue;
+        timestamps(out, &c->counts);
         transfers(out, c);
         time_split(out, c);
         if (a[i].has_recommendation)

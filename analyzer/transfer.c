@@ -70,6 +70,9 @@ void ms_capture_free(ms_capture_t *c)
         g_ptr_array_free(c->names_t, TRUE);
     if (c->names_p)
         g_ptr_array_free(c->names_p, TRUE);
+    if (c->names_c)
+        g_ptr_array_free(c->names_c, TRUE);
+    g_free(c->counts.timestamps);
     g_free(c->format_error);
     g_free(c->file);
     g_free(c);
@@ -175,14 +178,19 @@ static void read_point(ms_capture_t *c, char **cells, guint n)
 
 static void read_counts(ms_capture_t *c, char **cells, guint n)
 {
-    static const char *const names[] = { "frames", "wpan_frames", "secured_frames", "undecrypted_frames" };
+    static const char *const names[] = { "frames", "wpan_frames", "secured_frames", "undecrypted_frames",
+                                         "timestamp_pairs", "timestamp_pairs_fit", "timestamp_early_messages" };
     guint32 *out[] = { &c->counts.frames, &c->counts.wpan_frames, &c->counts.secured_frames,
-                       &c->counts.undecrypted_frames };
+                       &c->counts.undecrypted_frames, &c->counts.timestamp_pairs, &c->counts.timestamp_pairs_fit,
+                       &c->counts.timestamp_early_messages };
+    const char *stamps = cell(c->names_c, cells, n, "timestamps");
 
     for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
-        const char *v = n > i + 1 ? cells[i + 1] : NULL;
+        const char *v = cell(c->names_c, cells, n, names[i]);
         *out[i] = v ? (guint32)g_ascii_strtoull(v, NULL, 10) : 0;
     }
+    g_free(c->counts.timestamps);
+    c->counts.timestamps = g_strdup(stamps ? stamps : "unknown");
     c->counts_seen = TRUE;
 }
 
@@ -207,6 +215,10 @@ void ms_capture_feed(ms_capture_t *c, const char *line)
         if (c->names_p)
             g_ptr_array_free(c->names_p, TRUE);
         c->names_p = split_names(line);
+    } else if (strcmp(cells[0], "#C") == 0) {
+        if (c->names_c)
+            g_ptr_array_free(c->names_c, TRUE);
+        c->names_c = split_names(line);
     } else if (strcmp(cells[0], "T") == 0) {
         read_transfer(c, cells, n);
     } else if (strcmp(cells[0], "P") == 0) {

@@ -55,6 +55,9 @@ typedef struct {
 
 typedef struct {
     guint32 frames, wpan_frames, secured_frames, undecrypted_frames;
+    char   *timestamps;          /* what the stamps mark: end, start, host or unknown */
+    guint32 timestamp_pairs, timestamp_pairs_fit;   /* the frame-ACK gaps that told it */
+    guint32 timestamp_early_messages;   /* messages timed before that was known */
 } ms_counts_t;
 
 /* What one capture gave. */
@@ -65,7 +68,7 @@ typedef struct {
     gboolean   header_seen, counts_seen;
     char      *format_error;     /* the TSV did not parse: what was wrong */
     /* reader state */
-    GPtrArray *names_t, *names_p;
+    GPtrArray *names_t, *names_p, *names_c;
 } ms_capture_t;
 
 const ms_column_t *ms_columns(guint *n);

@@ -12,14 +12,27 @@
 #include "key_text.h"
 
 #define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
-#define ACK_WINDOW_US    2000      /* an ACK follows its frame within this */
+/* IEEE 802.15.4-2015, O-QPSK 2.4 GHz: the receiver turns around in
+ * aTurnaroundTime (12 symbols) and the sender waits macAckWaitDuration
+ * (54 symbols) after its frame for the ACK. */
+#define TURNAROUND_US    192
+#define ACK_WAIT_US      864
+/* How much later than its frame a host may stamp an ACK beyond that: USB
+ * sniffers deliver frames 0.5-4 ms after their end, each with its own delay
+ * (but in order: an ACK is never stamped before its frame). */
+#define STAMP_SLACK_US   5000
+/* A stamp fits the start or the end of its frame when the ACK gap is the
+ * standard's within this; pairs whose frame and ACK air times differ less
+ * than TIME_BASE_APART_US cannot tell the two apart. */
+#define TIME_BASE_FIT_US   150
+#define TIME_BASE_APART_US 400
 #define HOP_WINDOW_US    5000000   /* copies of one round follow each other within this */
 #define ATTRIBUTE_US     G_GINT64_CONSTANT(600000000)
 #define COPY_REUSE_US    G_GINT64_CONSTANT(60000000)
 #define SILENCE_MIN_US   G_GINT64_CONSTANT(1000000)   /* shorter gaps are never stalls */
 
-/* A frame of a datagram copy (or the ACK of one) on the air; sniffers stamp
- * a frame when it ends, so it occupied [end_us - dur_us, end_us]. */
+/* A frame of a datagram copy (or the ACK of one) on the air: it occupied
+ * [end_us - dur_us, end_us] (stamps are moved to the frame's end first). */
 typedef struct {
     ota_copy_t *copy;
     gint64      end_us;
@@ -41,6 +54,7 @@ struct ota_track {
     guint32       next_copy_id;
     wmem_array_t *air;             /* ota_air_t, every frame of a copy and its ACKs */
     gboolean      acks_seen;
+    ota_time_base_t time_base;
     gboolean      dirty;
     ota_capture_counts_t counts;
     double        finalized_stall_s;
@@ -103,12 +117,55 @@ ota_track_t *ota_track_new(wmem_allocator_t *scope)
 
 /* ---- link layer: retries, duplicates, acknowledgements ---- */
 
+/* What an ACK's gap after its frame says of the capture's timestamps: a
+ * stamp at a frame's end puts the ACK a turnaround plus its own air time
+ * after it, one at its start the frame's air time plus a turnaround. The
+ * first pair that tells them apart decides; pairs that fit neither (host
+ * stamps) make it "host" once they are most of at least four. */
+static void learn_time_base(ota_track_t *t, const ota_frame_t *frame, const ota_link_in_t *ack)
+{
+    ota_time_base_t *b = &t->time_base;
+    ota_stamp_kind_t before = b->kind;
+    gint64 gap = ack->ts_us - frame->raw_us;
+    gint64 at_end = gap - (TURNAROUND_US + (gint64)ack->air_us);
+    gint64 at_start = gap - ((gint64)frame->air_us + TURNAROUND_US);
+
+    if (llabs((gint64)frame->air_us - (gint64)ack->air_us) < TIME_BASE_APART_US)
+        return;
+    b->pairs++;
+    if (llabs(at_end) <= TIME_BASE_FIT_US)
+        b->fit_end++;
+    else if (llabs(at_start) <= TIME_BASE_FIT_US)
+        b->fit_start++;
+    if (b->fixed)
+        return;
+    if (b->kind == OTA_STAMP_UNKNOWN && b->fit_end + b->fit_start > 0)
+        b->kind = b->fit_start ? OTA_STAMP_START : OTA_STAMP_END;
+    if (b->pairs >= 4 && 4 * MAX(b->fit_end, b->fit_start) < 3 * b->pairs)
+        b->kind = OTA_STAMP_HOST;
+    if (b->kind != before && before == OTA_STAMP_UNKNOWN)
+        b->decided_frame = ack->frame;
+}
+
+void ota_track_fix_time_base(ota_track_t *t, ota_stamp_kind_t kind)
+{
+    t->time_base.kind = kind;
+    t->time_base.fixed = TRUE;
+}
+
+/* A stamp moved to its frame's end, where every time here is taken. */
+static gint64 frame_end_us(const ota_track_t *t, gint64 raw_us, guint32 air_us)
+{
+    return t->time_base.kind == OTA_STAMP_START ? raw_us + air_us : raw_us;
+}
+
 ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
 {
     ota_frame_t *f = wmem_new0(t->scope, ota_frame_t);
 
     f->frame = in->frame;
-    f->ts_us = in->ts_us;
+    f->raw_us = in->ts_us;
+    f->ts_us = frame_end_us(t, in->ts_us, in->air_us);
     f->src = in->src;
     f->dst = in->dst;
     f->seq = in->seq;
@@ -123,13 +180,21 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
     if (in->frame_type == 2) {
         ota_frame_t *a = t->awaiting_ack[in->seq];
         t->acks_seen = TRUE;
-        if (a && in->ts_us - a->ts_us <= ACK_WINDOW_US && in->ts_us >= a->ts_us) {
+        /* The ACK of the latest frame awaiting one with its sequence number
+         * (a retry replaces its first transmission), if it comes no later
+         * than the standard allows after that frame's start, whatever
+         * instant the sniffer stamps. */
+        gint64 gap = in->ts_us - (a ? a->raw_us : 0);
+        if (a && gap >= 0 &&
+            gap <= (gint64)a->air_us + ACK_WAIT_US + (gint64)in->air_us + STAMP_SLACK_US) {
+            learn_time_base(t, a, in);
+            f->ts_us = frame_end_us(t, in->ts_us, in->air_us);
             f->acked_frame = a->frame;
             a->ack_frame = in->frame;
             if (a->copy && a->frag_index < a->copy->n_frags)
                 a->copy->frags[a->frag_index].acked = TRUE;
             if (a->copy)
-                note_air(t, a->copy, in->ts_us, in->air_us);
+                note_air(t, a->copy, f->ts_us, in->air_us);
             t->awaiting_ack[in->seq] = NULL;
         }
         return f;
@@ -139,7 +204,9 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
         ota_frame_t **slot = (ota_frame_t **)wmem_map_lookup(t->last_by_src, &in->src);
         ota_frame_t *last = slot ? *slot : NULL;
         if (last && last->seq == in->seq) {
-            if (in->ts_us - last->ts_us <= SNIFFER_DUP_US)
+            /* A host's stamps move by more than the gap between a frame
+             * and its retry: there a frame sent again is a retry. */
+            if (in->ts_us - last->raw_us <= SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST)
                 f->sniffer_dup = TRUE;
             else
                 f->mac_retry = TRUE;
@@ -406,6 +473,11 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
                                      const char *src, const char *dst, const meter_coap_t *m,
                                      const meter_ctx_t *ctx)
 {
+    /* A frame's own time is its end, once the time base is known. */
+    if (f)
+        ts_us = f->ts_us;
+    if (f && t->time_base.kind == OTA_STAMP_UNKNOWN)
+        t->time_base.early_messages++;
     ota_copy_result_t *r;
     ota_transfer_t *x;
     ota_msg_t *msg;
@@ -963,6 +1035,17 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
 const ota_capture_counts_t *ota_track_counts(const ota_track_t *t)
 {
     return &t->counts;
+}
+
+const ota_time_base_t *ota_track_time_base(const ota_track_t *t)
+{
+    return &t->time_base;
+}
+
+const char *ota_stamp_kind_name(ota_stamp_kind_t kind)
+{
+    static const char *const names[] = { "unknown", "end", "start", "host" };
+    return (guint)kind < G_N_ELEMENTS(names) ? names[kind] : "unknown";
 }
 
 ota_transfer_t *ota_track_transfer(ota_track_t *t, guint32 transfer_id)

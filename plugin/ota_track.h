@@ -44,10 +44,24 @@ typedef struct ota_copy ota_copy_t;
 typedef struct ota_msg ota_msg_t;
 typedef struct ota_transfer ota_transfer_t;
 
+/* What the capture's timestamps mark, as the ACK gaps tell it: a frame's
+ * end, its start (moved to its end here), or its arrival at the host
+ * (taken as they are: times are then good to a few ms). */
+typedef enum { OTA_STAMP_UNKNOWN, OTA_STAMP_END, OTA_STAMP_START, OTA_STAMP_HOST } ota_stamp_kind_t;
+typedef struct {
+    ota_stamp_kind_t kind;
+    gboolean fixed;              /* given by the user, not read from the gaps */
+    guint32 pairs;               /* frame-ACK pairs that tell start from end */
+    guint32 fit_end, fit_start;  /* of those, the ones each fits */
+    guint32 decided_frame;       /* the ACK whose gap decided (0: none yet) */
+    guint32 early_messages;      /* messages timed before that, as if stamped at their end */
+} ota_time_base_t;
+
 /* Per frame: what the link and fragment accounting found. */
 typedef struct {
     guint32    frame;
-    gint64     ts_us;
+    gint64     ts_us;            /* the frame's end, as far as the time base is known */
+    gint64     raw_us;           /* its stamp as captured */
     ota_addr_t src, dst;
     guint8     seq;
     gboolean   mac_retry, sniffer_dup;
@@ -203,6 +217,11 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
                                      const char *src, const char *dst, const meter_coap_t *m,
                                      const meter_ctx_t *ctx);
 const ota_capture_counts_t *ota_track_counts(const ota_track_t *t);
+const ota_time_base_t *ota_track_time_base(const ota_track_t *t);
+/* The user says what the stamps mark: no reading from the gaps. */
+void             ota_track_fix_time_base(ota_track_t *t, ota_stamp_kind_t kind);
+/* "end", "start", "host" or "unknown" (no ACK told). */
+const char      *ota_stamp_kind_name(ota_stamp_kind_t kind);
 void             ota_track_set_size_hint(ota_track_t *t, guint32 transfer_id, gint64 size);
 void             ota_track_set_verified(ota_track_t *t, guint32 transfer_id);
 /* Derives every transfer's statistics and the accepted responses; cheap to

@@ -33,6 +33,17 @@ static expert_field ei_frag_incomplete = EI_INIT, ei_frag_lost = EI_INIT, ei_fra
 static expert_field ei_frag_bad_size = EI_INIT;
 
 static guint pref_stall_s = 10;
+/* What the capture's timestamps mark: read from the frame-ACK gaps, or as
+ * the user says (for exact times on a capture stamped at frame starts
+ * whose first messages come before any ACK that tells). */
+static gint pref_timestamps = OTA_STAMP_UNKNOWN;
+static const enum_val_t timestamps_vals[] = {
+    { "auto", "Read from the gaps between frames and their ACKs", OTA_STAMP_UNKNOWN },
+    { "end", "The end of each frame (most radios)", OTA_STAMP_END },
+    { "start", "The start of each frame (its SFD)", OTA_STAMP_START },
+    { "host", "Arrival at the host (a few ms late)", OTA_STAMP_HOST },
+    { NULL, NULL, 0 },
+};
 static ota_track_t *tracker;
 
 static const value_string cause_vals[] = {
@@ -51,8 +62,11 @@ static void ota_init(void)
 
 ota_track_t *meter_ota_tracker(void)
 {
-    if (!tracker)
+    if (!tracker) {
         tracker = ota_track_new(wmem_file_scope());
+        if (pref_timestamps != OTA_STAMP_UNKNOWN)
+            ota_track_fix_time_base(tracker, (ota_stamp_kind_t)pref_timestamps);
+    }
     return tracker;
 }
 
@@ -334,5 +348,8 @@ void proto_register_meter_ota(void)
     expert_register_field_array(em, ei, array_length(ei));
     prefs_register_uint_preference(meter_module, "ota.stall_seconds", "Stall threshold (s)",
         "A transfer with no message for longer than this gets a stall expert info", 10, &pref_stall_s);
+    prefs_register_enum_preference(meter_module, "ota.timestamps", "Timestamps mark",
+        "The instant each frame's timestamp marks. Times are taken at the frame's end; auto reads the "
+        "instant from the gaps between frames and their ACKs", &pref_timestamps, timestamps_vals, FALSE);
     register_init_routine(ota_init);
 }

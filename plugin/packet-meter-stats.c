@@ -99,7 +99,8 @@ static void print_tsv(ota_track_t *t, GHashTable *seen)
            "\tresponse_copies\tresponse_copies_lost\tresponse_frames_complete\tresponse_bytes_complete"
            "\tresponse_first_lost\tresponse_later_frames\n");
     printf("#P\ttransfer\tts_us\tbytes\tkind\n");
-    printf("#C\tframes\twpan_frames\tsecured_frames\tundecrypted_frames\n");
+    printf("#C\tframes\twpan_frames\tsecured_frames\tundecrypted_frames\ttimestamps\ttimestamp_pairs"
+           "\ttimestamp_pairs_fit\ttimestamp_early_messages\n");
     for (guint i = 0; i < ota_track_n_transfers(t); i++) {
         ota_transfer_t *x = ota_track_transfer_at(t, i);
         if (!g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
@@ -114,7 +115,12 @@ static void print_tsv(ota_track_t *t, GHashTable *seen)
         wmem_destroy_allocator(tmp);
     }
     const ota_capture_counts_t *c = ota_track_counts(t);
-    printf("C\t%u\t%u\t%u\t%u\n", c->frames, c->wpan_frames, c->secured_frames, c->undecrypted_frames);
+    const ota_time_base_t *b = ota_track_time_base(t);
+    printf("C\t%u\t%u\t%u\t%u\t%s\t%u\t%u\t%u\n", c->frames, c->wpan_frames, c->secured_frames,
+           c->undecrypted_frames, ota_stamp_kind_name(b->kind), b->pairs,
+           b->kind == OTA_STAMP_START ? b->fit_start : b->kind == OTA_STAMP_END ? b->fit_end
+                                                      : MAX(b->fit_start, b->fit_end),
+           b->early_messages);
 }
 
 static void print_table(ota_track_t *t, GHashTable *seen)

@@ -49,6 +49,25 @@ static void radio_quality(const node_t *n, gint8 *rssi, guint8 *lqi)
     *lqi = (guint8)(255 - (n->idx * 13) % 80);
 }
 
+/* The sniffer's timestamp of a frame that ends now (scenario.h, stamp_mode_t). */
+static gint64 sniffer_stamp(world_t *w, gsize psdu_len)
+{
+    gint64 end = w->p.start_epoch_us + world_now(w);
+
+    switch (w->p.stamp) {
+    case STAMP_START:
+        return end - air_time_us(psdu_len);
+    case STAMP_HOST: {
+        /* USB delivers frames in order: a late one holds back the next. */
+        gint64 arrival = end + g_rand_int_range(w->sniffer_rng, 500, 4001);
+        w->last_stamp_us = MAX(w->last_stamp_us + 1, arrival);
+        return w->last_stamp_us;
+    }
+    default:
+        return end;
+    }
+}
+
 static void sniff(node_t *tx_node, const GByteArray *psdu)
 {
     world_t *w = tx_node->w;
@@ -56,8 +75,7 @@ static void sniff(node_t *tx_node, const GByteArray *psdu)
     guint8 lqi;
 
     radio_quality(tx_node, &rssi, &lqi);
-    capture_writer_psdu(w->cap, w->p.start_epoch_us + world_now(w), psdu->data, psdu->len, rssi,
-                        lqi);
+    capture_writer_psdu(w->cap, sniffer_stamp(w, psdu->len), psdu->data, psdu->len, rssi, lqi);
 }
 
 static gboolean has_indirect_for(node_t *parent, node_t *child, mac_tx_t **first)

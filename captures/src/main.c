@@ -17,7 +17,7 @@
 #endif
 
 static char *opt_scenario, *opt_output, *opt_link, *opt_loss_model, *opt_token, *opt_key,
-    *opt_szx_list, *opt_gw_szx0;
+    *opt_szx_list, *opt_gw_szx0, *opt_timestamp;
 static gint64 opt_seed = -1, opt_start = -1;
 static int opt_szx = -1, opt_image_size = -1, opt_channel = -1;
 static gboolean opt_quiet, opt_version, opt_no_szx7_payload;
@@ -84,6 +84,8 @@ int main(int argc, char **argv)
         { "seed", 's', 0, G_OPTION_ARG_INT64, &opt_seed, "Random seed (default 1)", "N" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output, "Capture file to write", "FILE" },
         { "link", 0, 0, G_OPTION_ARG_STRING, &opt_link, "195, 230, 283, zep or gateway (default 195)", "TYPE" },
+        { "timestamp", 0, 0, G_OPTION_ARG_STRING, &opt_timestamp,
+          "What a frame's timestamp marks: end (default), start, or host (end + 0.5-4 ms)", "MODE" },
         { "channel", 0, 0, G_OPTION_ARG_INT, &opt_channel, "IEEE 802.15.4 channel 11..26 (default 15)", "N" },
         { "start", 0, 0, G_OPTION_ARG_INT64, &opt_start, "Capture start, UNIX seconds", "T" },
         { "max-duration", 0, 0, G_OPTION_ARG_DOUBLE, &p.max_duration_s, "Stop the simulation after S seconds", "S" },
@@ -171,6 +173,12 @@ int main(int argc, char **argv)
         if (opt_channel < 11 || opt_channel > 26)
             return fail("--channel must be 11..26");
         p.channel = (guint8)opt_channel;
+    }
+    if (opt_timestamp) {
+        if (strcmp(opt_timestamp, "end") == 0) p.stamp = STAMP_END;
+        else if (strcmp(opt_timestamp, "start") == 0) p.stamp = STAMP_START;
+        else if (strcmp(opt_timestamp, "host") == 0) p.stamp = STAMP_HOST;
+        else return fail("--timestamp must be end, start or host");
     }
     if (opt_link) {
         if (strcmp(opt_link, "195") == 0) p.link = CAPTURE_WPAN_FCS;

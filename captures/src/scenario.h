@@ -12,6 +12,10 @@
 typedef enum { LOSS_BERNOULLI, LOSS_GILBERT_ELLIOTT } loss_model_t;
 typedef enum { TOKEN_PER_REQUEST, TOKEN_PER_TRANSFER, TOKEN_FIRST_ONLY } token_mode_t;
 typedef enum { GW_SZX0_NORMAL, GW_SZX0_BAD_OPTION, GW_SZX0_EMPTY } gw_szx0_t;
+/* The instant a sniffer stamps a frame at: its end (most radios' RX-done
+ * event), its start (the SFD, as TI's sniffers do), or its arrival at the
+ * host, 0.5-4 ms after its end and never before the frame before it. */
+typedef enum { STAMP_END, STAMP_START, STAMP_HOST } stamp_mode_t;
 
 typedef struct {
     char     name[32];
@@ -20,6 +24,7 @@ typedef struct {
     guint8   channel;
     gint64   start_epoch_us;       /* capture start, UNIX microseconds */
     double   max_duration_s;       /* the simulation stops here whatever happens */
+    stamp_mode_t stamp;            /* what the sniffer's timestamps mark */
 
     /* Topology */
     int      hops;                 /* meter to border router: 1..3 */

@@ -428,7 +428,8 @@ gboolean truth_write_json(truth_t *t, const char *path, const char *capture_path
     g_string_append_printf(s, ", \"link\": \"%s\", \"linktype\": %d, \"scenario\": ", kind_name(p->link),
                            p->link == CAPTURE_ZEP || p->link == CAPTURE_GATEWAY ? 1 : (int)p->link);
     json_str(s, p->name);
-    g_string_append_printf(s, ", \"seed\": %" G_GUINT64_FORMAT ",\n", p->seed);
+    g_string_append_printf(s, ", \"seed\": %" G_GUINT64_FORMAT ", \"timestamp\": \"%s\",\n", p->seed,
+                           p->stamp == STAMP_START ? "start" : p->stamp == STAMP_HOST ? "host" : "end");
     g_string_append_printf(s, "  \"channel\": %u, \"pan_id\": \"0x%04x\", \"security\": %s, \"network_key\": ",
                            p->channel, PAN_ID, p->security ? "true" : "false");
     json_hex(s, p->network_key, 16);

@@ -296,7 +296,10 @@ static void test_retry_vs_duplicate(void)
     fx_done(&fx);
 }
 
-/* An ACK with the frame's sequence number within 2 ms acknowledges it. */
+/* An ACK with the frame's sequence number acknowledges it when it comes no
+ * later than the standard allows after the frame's start (its air time,
+ * macAckWaitDuration 864 us, the ACK's own air time) plus a host's 5 ms. */
+#define ACK_LIMIT_US (DATA_AIR_US + 864 + ACK_AIR_US + 5000)
 static void test_ack_matching(void)
 {
     fx_t fx;
@@ -314,12 +317,12 @@ static void test_ack_matching(void)
     g_assert_cmpuint(a->ack_frame, ==, k2->frame);
 
     ota_frame_t *b = data_frame(&fx, 10000, M_LINK, R_LINK, 7);
-    ota_frame_t *k4 = ack_frame(&fx, 12001, 7);                /* 2.001 ms: too late */
+    ota_frame_t *k4 = ack_frame(&fx, 10000 + ACK_LIMIT_US + 1, 7);   /* too late */
     g_assert_cmpuint(k4->acked_frame, ==, 0);
     g_assert_cmpuint(b->ack_frame, ==, 0);
 
     ota_frame_t *c = data_frame(&fx, 20000, M_LINK, R_LINK, 8);
-    ota_frame_t *k5 = ack_frame(&fx, 22000, 8);                /* exactly 2 ms */
+    ota_frame_t *k5 = ack_frame(&fx, 20000 + ACK_LIMIT_US, 8);       /* just in time */
     g_assert_cmpuint(k5->acked_frame, ==, c->frame);
 
     ota_frame_t *k6 = ack_frame(&fx, 30000, 9);                /* before its frame */
@@ -348,6 +351,70 @@ static void test_ack_matching(void)
     g_assert_true(h2->mac_retry);
     g_assert_cmpuint(k9->acked_frame, ==, h2->frame);
     g_assert_cmpuint(h->ack_frame, ==, 0);
+    fx_done(&fx);
+}
+
+/* What the stamps mark, from the frame-ACK gaps (IEEE 802.15.4: the ACK
+ * starts aTurnaroundTime, 192 us, after its frame ends). */
+static void test_time_base(void)
+{
+    fx_t fx;
+
+    /* Stamped at each frame's end: the ACK ends a turnaround and its own air time later. */
+    fx_init(&fx);
+    data_frame(&fx, 10000, M_LINK, R_LINK, 1);
+    ota_frame_t *k = ack_frame(&fx, 10000 + 192 + ACK_AIR_US, 1);
+    g_assert_cmpint(ota_track_time_base(fx.t)->kind, ==, OTA_STAMP_END);
+    g_assert_cmpuint(ota_track_time_base(fx.t)->decided_frame, ==, k->frame);
+    ota_frame_t *f = data_frame(&fx, 20000, M_LINK, R_LINK, 2);
+    g_assert_cmpint(f->ts_us, ==, 20000);
+    fx_done(&fx);
+
+    /* At each frame's start: the ACK starts the frame's air time and a turnaround later.
+     * From then on every frame's time is its end. */
+    fx_init(&fx);
+    ota_frame_t *early = data_frame(&fx, 10000, M_LINK, R_LINK, 1);
+    k = ack_frame(&fx, 10000 + DATA_AIR_US + 192, 1);
+    g_assert_cmpint(ota_track_time_base(fx.t)->kind, ==, OTA_STAMP_START);
+    g_assert_cmpuint(k->acked_frame, ==, early->frame);
+    g_assert_cmpint(early->ts_us, ==, 10000);        /* timed before it was known */
+    g_assert_cmpint(k->ts_us, ==, 10000 + DATA_AIR_US + 192 + ACK_AIR_US);
+    f = data_frame(&fx, 20000, M_LINK, R_LINK, 2);
+    g_assert_cmpint(f->ts_us, ==, 20000 + DATA_AIR_US);
+    g_assert_cmpint(f->raw_us, ==, 20000);
+    /* A full frame's ACK 4.4 ms after its stamp is its ACK: nothing unacknowledged. */
+    g_assert_cmpuint(ack_frame(&fx, 20000 + DATA_AIR_US + 192, 2)->acked_frame, ==, f->frame);
+    fx_done(&fx);
+
+    /* At the host: gaps that fit neither, most of at least four pairs. */
+    fx_init(&fx);
+    static const int late_us[] = { 1700, 3100, 900, 2600 };
+    for (guint i = 0; i < G_N_ELEMENTS(late_us); i++) {
+        f = data_frame(&fx, 10000 * (i + 1), M_LINK, R_LINK, (guint8)i);
+        k = ack_frame(&fx, 10000 * (i + 1) + late_us[i], (guint8)i);
+        g_assert_cmpuint(k->acked_frame, ==, f->frame);
+    }
+    g_assert_cmpint(ota_track_time_base(fx.t)->kind, ==, OTA_STAMP_HOST);
+    g_assert_cmpuint(ota_track_time_base(fx.t)->pairs, ==, 4);
+    fx_done(&fx);
+
+    /* Short frames cannot tell: an ACK-sized frame's gap fits both. */
+    fx_init(&fx);
+    ota_link_in_t poll = { ++fx.frame, 10000, TRUE, 3, 9, TRUE, M_LINK, R_LINK, ACK_AIR_US + 7 * 32, FALSE, FALSE };
+    ota_track_frame(fx.t, &poll);
+    ack_frame(&fx, 10000 + 192 + ACK_AIR_US, 9);
+    g_assert_cmpint(ota_track_time_base(fx.t)->kind, ==, OTA_STAMP_UNKNOWN);
+    g_assert_cmpuint(ota_track_time_base(fx.t)->pairs, ==, 0);
+    fx_done(&fx);
+
+    /* Given by the user: start, from the first frame; the gaps are still counted. */
+    fx_init(&fx);
+    ota_track_fix_time_base(fx.t, OTA_STAMP_START);
+    f = data_frame(&fx, 10000, M_LINK, R_LINK, 1);
+    g_assert_cmpint(f->ts_us, ==, 10000 + DATA_AIR_US);
+    ack_frame(&fx, 10000 + 192 + ACK_AIR_US, 1);     /* fits end: still start */
+    g_assert_cmpint(ota_track_time_base(fx.t)->kind, ==, OTA_STAMP_START);
+    g_assert_cmpuint(ota_track_time_base(fx.t)->fit_end, ==, 1);
     fx_done(&fx);
 }
 
@@ -1358,6 +1425,7 @@ int main(int argc, char **argv)
     wmem_init();
     g_test_add_func("/ota_track/retry_vs_duplicate", test_retry_vs_duplicate);
     g_test_add_func("/ota_track/ack_matching", test_ack_matching);
+    g_test_add_func("/ota_track/time_base", test_time_base);
     g_test_add_func("/ota_track/fragments_any_order", test_fragments_any_order);
     g_test_add_func("/ota_track/fragments_incomplete", test_fragments_incomplete);
     g_test_add_func("/ota_track/fragment_gap_after_frag1", test_fragment_gap_after_frag1);

@@ -32,7 +32,19 @@ def plugin_rows(sandbox, so, capture, truth):
     return tv.ota_tsv(out)[0]
 
 
-def differences(row, x):
+# A host stamp is 0.5-4 ms after its frame's end (meter-sim --timestamp host):
+# an instant is that much late, a span between two stamps off by 3.5 ms.
+HOST_LATE_US = (500, 4001)
+HOST_SPAN_S = 0.0035
+
+
+def differences(row, x, stamp="end"):
+    """What differs between a plugin row and a truth transfer. Counts are
+    exact whatever the timestamps mark; times too when they mark a frame's
+    end or start (the plugin moves a start to the end), and when they are
+    a host's, within the host's latency."""
+    if stamp == "host":
+        return host_differences(row, x)
     oa = x["on_air"]
     diff = []
     for k in COUNTS:
@@ -59,24 +71,52 @@ def differences(row, x):
     return diff
 
 
+def host_differences(row, x):
+    oa = x["on_air"]
+    diff = []
+    for k in COUNTS:
+        if int(row[k]) != oa[k]:
+            diff.append("%s %s != %s" % (k, row[k], oa[k]))
+    if (row["complete"] == "1") != oa["complete"]:
+        diff.append("complete")
+    for k in TIMES_US:
+        late = int(row[k]) - oa[k] if oa[k] is not None else None
+        if oa[k] is None and int(row[k]) != -1 or late is not None and not HOST_LATE_US[0] <= late <= HOST_LATE_US[1]:
+            diff.append("%s %s is not 0.5-4 ms after %s" % (k, row[k], oa[k]))
+    for k in ["duration_s", "rtt_first_median_s", "rtt_last_median_s", "turnaround_median_s"]:
+        want = oa[k] if oa[k] is not None else (0 if k == "duration_s" else -1)
+        if abs(float(row[k]) - want) > HOST_SPAN_S + 1e-6:
+            diff.append("%s %s != %s +- %g" % (k, row[k], want, HOST_SPAN_S))
+    return diff
+
+
+def matches(r, x, stamp):
+    t = x["on_air"]["first_request_us"]
+    if r["meter"] != x["meter"]["ipv6"] or r["path"] != x["uri_path"]:
+        return False
+    if stamp == "host":
+        return HOST_LATE_US[0] <= int(r["first_request_us"]) - t <= HOST_LATE_US[1]
+    return int(r["first_request_us"]) == t
+
+
 def main():
     sandbox, so, capture = sys.argv[1:4]
     truth = tv.load_truth(capture)
     rows = plugin_rows(sandbox, so, capture, truth)
+    stamp = truth.get("timestamp", "end")
     visible = [x for x in truth["transfers"] if x["on_air"]["requests"] > 0]
     failures = 0
     unmatched = list(rows)
     for x in visible:
         oa = x["on_air"]
-        match = [r for r in unmatched if r["meter"] == x["meter"]["ipv6"] and r["path"] == x["uri_path"]
-                 and int(r["first_request_us"]) == oa["first_request_us"]]
+        match = [r for r in unmatched if matches(r, x, stamp)]
         if len(match) != 1:
             print("FAIL  transfer %d (%s %s): found %d times" % (x["id"], x["meter"]["name"], x["uri_path"],
                                                               len(match)))
             failures += 1
             continue
         unmatched.remove(match[0])
-        diff = differences(match[0], x)
+        diff = differences(match[0], x, stamp)
         print("%s  transfer %d (%s %s, %s): %s" % ("ok   " if not diff else "FAIL ", x["id"], x["meter"]["name"],
                                                    x["uri_path"], "complete" if oa["complete"] else "incomplete",
                                                    "every on_air number equal" if not diff else "; ".join(diff)))
