@@ -500,6 +500,10 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     nums[2] = m->code;
     key_text(key, src, dst, nums, 3);
     msg = (ota_msg_t *)wmem_map_lookup(t->msgs, key);
+    /* The same Message ID after its lifetime is a new message. */
+    if (msg && wmem_array_get_count(msg->rounds) &&
+        !meter_coap_mid_in_use(msg->type, ((ota_round_t *)wmem_array_index(msg->rounds, 0))->first_us, ts_us))
+        msg = NULL;
     if (!msg) {
         msg = wmem_new0(t->scope, ota_msg_t);
         msg->xfer = x;
@@ -687,6 +691,9 @@ static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
             for (guint l = 0; l < rd->n_links; l++)
                 link |= rd->links[l] == c->src;
             gint64 d = MIN(abs64(c->first_us - rd->first_us), abs64(c->first_us - rd->last_us));
+            /* Never further than that: a Message ID is used again, hours later. */
+            if (d >= ATTRIBUTE_US)
+                continue;
             if ((link && !best_link) || (link == best_link && d < best_d)) {
                 best = m;
                 best_d = d;

@@ -66,6 +66,8 @@ static const value_string resource_names[] = {
 typedef struct {
     const char *path;
     guint32 frame;          /* the first frame the request was seen in */
+    gint64  first_us;       /* ... and when: its MID is in use for an exchange lifetime */
+    guint8  type;
     guint32 response_frame; /* the first response to it */
     guint32 transfer_id;
     address client, server;
@@ -73,6 +75,7 @@ typedef struct {
 
 typedef struct {
     guint32  id;
+    gint64   last_request_us;
     guint16  block0_mid;    /* the Message ID of its block-0 request */
     guint8   block0_szx;
     gboolean progressed;    /* a request for a later block was seen */
@@ -202,10 +205,11 @@ static meter_resource_t classify(const char *path)
 
 /* The transfer definition (docs/ground-truth.md): a block-0 request with a
  * new Message ID starts a new transfer once the current one completed, went
- * past block 0, or asked block 0 with another SZX; otherwise it re-requests
- * block 0 of the current transfer. */
+ * past block 0, asked block 0 with another SZX, or asked nothing for longer
+ * than an exchange lifetime (the meter gave it up: its MIDs are free again);
+ * otherwise it re-requests block 0 of the current transfer. */
 static guint32 transfer_for_request(wmem_allocator_t *scope, const meter_coap_t *m, const char *client,
-                                    const char *server)
+                                    const char *server, gint64 now)
 {
     const meter_block_t *b = m->block2.present ? &m->block2 : &m->block1;
     char *key = wmem_strdup_printf(scope, "%s|%s|%s", client, server, m->path);
@@ -214,7 +218,8 @@ static guint32 transfer_for_request(wmem_allocator_t *scope, const meter_coap_t 
     guint8 szx = b->present ? b->szx : 6;
 
     if (num == 0) {
-        gboolean fresh = !t || t->completed || t->progressed || t->block0_szx != szx;
+        gboolean fresh = !t || t->completed || t->progressed || t->block0_szx != szx ||
+                         now - t->last_request_us > COAP_EXCHANGE_LIFETIME_US;
         if (fresh) {
             t = wmem_new0(wmem_file_scope(), transfer_state_t);
             t->id = ++next_transfer_id;
@@ -222,6 +227,7 @@ static guint32 transfer_for_request(wmem_allocator_t *scope, const meter_coap_t 
             t->block0_szx = szx;
             wmem_map_insert(transfers, file_key(key), t);
         }
+        t->last_request_us = now;
         return t->id;
     }
     if (!t) {
@@ -232,6 +238,7 @@ static guint32 transfer_for_request(wmem_allocator_t *scope, const meter_coap_t 
         wmem_map_insert(transfers, file_key(key), t);
     }
     t->progressed = TRUE;
+    t->last_request_us = now;
     return t->id;
 }
 
@@ -241,24 +248,35 @@ static gboolean is_block_wise(const meter_coap_t *m)
     return m->block1.present || m->block2.present;
 }
 
+static gint64 ts_us(const packet_info *pinfo)
+{
+    return (gint64)pinfo->abs_ts.secs * 1000000 + pinfo->abs_ts.nsecs / 1000;
+}
+
 /* src and dst are the message's endpoints as endpoint_str() gives them. */
 static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *m, const char *src,
                                         const char *dst)
 {
     msg_result_t *r = wmem_new0(wmem_file_scope(), msg_result_t);
 
+    gint64 now = ts_us(pinfo);
+
     if (meter_coap_is_request(m)) {
         char *k = mid_key(pinfo->pool, src, dst, m->mid);
         request_rec_t *req = (request_rec_t *)wmem_map_lookup(requests_by_mid, k);
+        if (req && !meter_coap_mid_in_use(req->type, req->first_us, now))
+            req = NULL;
         if (!req) {
             req = wmem_new0(wmem_file_scope(), request_rec_t);
             req->path = m->path ? wmem_strdup(wmem_file_scope(), m->path) : NULL;
             req->frame = pinfo->num;
+            req->first_us = now;
+            req->type = m->type;
             copy_address_wmem(wmem_file_scope(), &req->client, &pinfo->src);
             copy_address_wmem(wmem_file_scope(), &req->server, &pinfo->dst);
             r->resource = classify(req->path);
             if (req->path && is_block_wise(m))
-                req->transfer_id = transfer_for_request(pinfo->pool, m, src, dst);
+                req->transfer_id = transfer_for_request(pinfo->pool, m, src, dst, now);
             wmem_map_insert(requests_by_mid, file_key(k), req);
             wmem_map_insert(requests_by_token, file_key(token_key(pinfo->pool, m, src, dst)), req);
         }
@@ -269,8 +287,13 @@ static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *
         request_rec_t *req = NULL;
         if (m->type == 2 || m->type == 3)
             req = (request_rec_t *)wmem_map_lookup(requests_by_mid, mid_key(pinfo->pool, dst, src, m->mid));
+        if (req && !meter_coap_mid_in_use(req->type, req->first_us, now))
+            req = NULL;
         if (!req && m->code != 0)
             req = (request_rec_t *)wmem_map_lookup(requests_by_token, token_key(pinfo->pool, m, dst, src));
+        /* A token names one exchange too, within its lifetime. */
+        if (req && !meter_coap_mid_in_use(0, req->first_us, now))
+            req = NULL;
         if (req && m->code != 0) {
             if (!req->response_frame)
                 req->response_frame = pinfo->num;
@@ -283,7 +306,7 @@ static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *
                 meter_coap_t as_block0 = *m;
                 as_block0.path = req->path;
                 as_block0.block1.present = FALSE;
-                req->transfer_id = transfer_for_request(pinfo->pool, &as_block0, dst, src);
+                req->transfer_id = transfer_for_request(pinfo->pool, &as_block0, dst, src, now);
             }
             if (req->transfer_id && m->code >= 64 && m->code < 96) {
                 const meter_block_t *b = m->block2.present ? &m->block2 : &m->block1;
@@ -397,11 +420,6 @@ static tvbuff_t *data_source_at(packet_info *pinfo, guint index, guint length)
     if (l)
         tvb = get_data_source_tvb((struct data_source *)l->data);
     return tvb && tvb_captured_length(tvb) == length ? tvb : NULL;
-}
-
-static gint64 ts_us(const packet_info *pinfo)
-{
-    return (gint64)pinfo->abs_ts.secs * 1000000 + pinfo->abs_ts.nsecs / 1000;
 }
 
 /* The CoAP messages stock CoAP dissected in this frame (first pass), kept

@@ -50,6 +50,18 @@ static inline gboolean meter_coap_is_request(const meter_coap_t *m)
     return m->code >= 1 && m->code < 32;
 }
 
+/* RFC 7252 4.8.2, default transmission parameters: how long a Message ID
+ * stays in use after a message's first transmission (EXCHANGE_LIFETIME for
+ * a CON and its ACK, NON_LIFETIME for a NON). The same MID later than that
+ * is a new message: an endpoint may use it again, and a capture of days
+ * sees every MID many times. */
+#define COAP_EXCHANGE_LIFETIME_US G_GINT64_CONSTANT(247000000)
+#define COAP_NON_LIFETIME_US      G_GINT64_CONSTANT(145000000)
+static inline gboolean meter_coap_mid_in_use(guint8 type, gint64 first_us, gint64 now_us)
+{
+    return now_us - first_us <= (type == 1 ? COAP_NON_LIFETIME_US : COAP_EXCHANGE_LIFETIME_US);
+}
+
 /* The context a decoder gets with a message. */
 typedef struct {
     const meter_coap_t *msg;

@@ -137,6 +137,11 @@ int main(int argc, char **argv)
         { "gw-max-szx", 0, 0, G_OPTION_ARG_INT, &p.gw_max_szx, "Largest SZX the gateway answers with", "N" },
         { "gw-szx0", 0, 0, G_OPTION_ARG_STRING, &opt_gw_szx0, "normal, bad-option or empty", "MODE" },
         { "gw-szx7-no-payload", 0, 0, G_OPTION_ARG_NONE, &opt_no_szx7_payload, "Answer SZX 7 with 4.00 and no payload", NULL },
+        { "downloads", 0, 0, G_OPTION_ARG_INT, &p.downloads, "Firmware downloads by each meter, 1..100", "N" },
+        { "download-interval", 0, 0, G_OPTION_ARG_DOUBLE, &p.download_interval_s,
+          "Seconds from the end of one download to the start of the next", "S" },
+        { "reboot-mids", 0, 0, G_OPTION_ARG_NONE, &p.reboot_mids,
+          "Each download starts its Message IDs where the first did (a reboot)", NULL },
         { "outage-at", 0, 0, G_OPTION_ARG_DOUBLE, &p.outage_at_s, "Meter link outage start", "S" },
         { "outage", 0, 0, G_OPTION_ARG_DOUBLE, &p.outage_s, "Meter link outage length", "S" },
         { "outage-meter", 0, 0, G_OPTION_ARG_INT, &p.outage_meter, "Which meter loses its link", "N" },
@@ -240,6 +245,8 @@ int main(int argc, char **argv)
         return fail("need 0 <= --min-be <= --max-be <= 8");
     if (p.poll_ms < 1 || p.idle_poll_ms < 1 || p.ack_timeout_s <= 0 || p.ack_random_factor < 1)
         return fail("timers must be positive (and ACK_RANDOM_FACTOR >= 1)");
+    if (p.downloads < 1 || p.downloads > 100 || !(p.download_interval_s >= 0 && p.download_interval_s < 1e7))
+        return fail("need 1 <= --downloads <= 100 and 0 <= --download-interval < 1e7");
 
     capture_writer_t *cap = capture_writer_open(opt_output, p.link, p.channel, &err);
     if (!cap) {

@@ -28,6 +28,7 @@ struct meter_app {
     gboolean     done;
 
     /* CoAP client */
+    guint16      first_mid;      /* where a reboot starts the Message IDs again */
     guint16      next_mid;
     guint32      next_token;
     guint8       xfer_token[4];  /* the task's token (TOKEN_PER_TRANSFER / FIRST_ONLY) */
@@ -43,6 +44,7 @@ struct meter_app {
     guint        timer_gen;
     int          rerequests;     /* of the current block */
     int          resumes;
+    int          downloads;      /* firmware downloads begun */
     GArray      *old_mids;       /* earlier MIDs of this transfer: late responses */
 
     /* The task at hand */
@@ -87,7 +89,7 @@ meter_app_t *meter_app_new(node_t *n, gboolean background)
     a->n = n;
     a->w = n->w;
     a->background = background;
-    a->next_mid = (guint16)g_rand_int(a->w->rng);
+    a->next_mid = a->first_mid = (guint16)g_rand_int(a->w->rng);
     a->next_token = g_rand_int(a->w->rng);
     a->old_mids = g_array_new(FALSE, FALSE, sizeof(guint16));
     if (p->do_config || background)
@@ -312,6 +314,8 @@ static void begin_task(gpointer obj, gpointer arg)
         const mcuboot_image_t *img = gateway_image(a->w->gateway, img_path);
         int szx = a->background ? 4 : p->fw_szx[meter_index(a)];
         g_strlcpy(a->path, img_path, sizeof(a->path));
+        if (a->downloads++ && p->reboot_mids && !a->background)
+            a->next_mid = a->first_mid;
         start_block_transfer(a, "block2", "GET", szx);
         a->xfer->resource_size = img->image->len;
         memcpy(a->xfer->sha256, img->sha256, 32);
@@ -334,8 +338,13 @@ static void next_task(meter_app_t *a)
 
     a->open = FALSE;
     a->timer_gen++;
-    a->step++;
     mac_set_fast_poll(a->n, FALSE);
+    if (a->script[a->step] == TASK_FIRMWARE && !a->background && a->downloads < p->downloads) {
+        /* The same image again, later (the step stays). */
+        world_at(a->w, world_now(a->w) + (gint64)(p->download_interval_s * 1e6), begin_task, a, NULL);
+        return;
+    }
+    a->step++;
     if (a->script[a->step] == TASK_DONE && a->background && !meter_apps_all_done(a->w)) {
         /* Background nodes keep uploading history until the meters finish. */
         a->step = 0;

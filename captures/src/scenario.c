@@ -19,7 +19,7 @@ void sim_params_defaults(sim_params_t *p)
     p->seed = 1;
     p->link = CAPTURE_WPAN_FCS;
     p->channel = 15;
-    p->start_epoch_us = G_GINT64_CONSTANT(1772359200) * 1000000;   /* 2026-03-01 10:00:00 UTC */
+    p->start_epoch_us = SIM_DEFAULT_START_US;
     p->max_duration_s = 4 * 3600;
 
     p->hops = 1;
@@ -72,6 +72,8 @@ void sim_params_defaults(sim_params_t *p)
     p->image_size = 12 * 1024;
     p->his_szx = 4;
     p->history_samples = 24;
+    p->downloads = 1;
+    p->download_interval_s = 3600;
 
     p->gw_max_szx = 6;
     p->gw_szx0 = GW_SZX0_NORMAL;
@@ -178,6 +180,26 @@ static void apply_openthread(sim_params_t *p)
 /* Two meters at once on a three-hop path with background traffic: meter 0
  * loses its link for a while and resumes, meter 1 asks for 1024-byte blocks
  * and the gateway renegotiates to 256. */
+/* The same image downloaded again and again, hours apart, by a meter that
+ * reboots in between and so uses its Message IDs again; the second attempt
+ * dies in a link outage and the third starts over from block 0. */
+static void apply_repeat(sim_params_t *p)
+{
+    p->do_config = p->do_history = FALSE;
+    p->image_size = 6 * 1024;
+    p->downloads = 4;
+    p->download_interval_s = 3 * 3600;
+    p->reboot_mids = TRUE;
+    p->idle_poll_ms = 30000;
+    p->mle_interval_s = 300;
+    p->max_duration_s = 12 * 3600;
+    /* The first download ends after about 6 s; the second starts 3 h later. */
+    p->outage_meter = 0;
+    p->outage_at_s = 3 * 3600 + 9;
+    p->outage_s = 600;
+    p->max_resumes = 0;
+}
+
 static void apply_two_meters(sim_params_t *p)
 {
     p->hops = 3;
@@ -216,6 +238,8 @@ static const scenario_t SCENARIOS[] = {
     { "openthread", "OpenThread client habits: tokenless follow-up blocks, M=1 in requests", apply_openthread },
     { "two-meters", "two meters, three hops, background: one resumes after an outage, one renegotiates",
       apply_two_meters },
+    { "repeat", "one image downloaded four times 3 h apart, Message IDs reused; the 2nd attempt dies in an outage",
+      apply_repeat },
 };
 
 const scenario_t *scenario_find(const char *name)

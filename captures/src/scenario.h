@@ -8,6 +8,7 @@
 #include "capture_writer.h"
 
 #define SIM_MAX_METERS 8
+#define SIM_DEFAULT_START_US (G_GINT64_CONSTANT(1772359200) * 1000000)   /* 2026-03-01 10:00:00 UTC */
 
 typedef enum { LOSS_BERNOULLI, LOSS_GILBERT_ELLIOTT } loss_model_t;
 typedef enum { TOKEN_PER_REQUEST, TOKEN_PER_TRANSFER, TOKEN_FIRST_ONLY } token_mode_t;
@@ -76,6 +77,9 @@ typedef struct {
     guint32  image_size;           /* firmware body size, bytes */
     int      his_szx;
     int      history_samples;
+    int      downloads;            /* firmware downloads by each meter, one after the other */
+    double   download_interval_s;  /* from the end of one to the start of the next */
+    gboolean reboot_mids;          /* each download starts its Message IDs where the first did */
 
     /* Gateway behaviour */
     int      gw_max_szx;           /* answers with min(asked, this): renegotiation */

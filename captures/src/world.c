@@ -46,7 +46,11 @@ static node_t *node_new(world_t *w, node_role_t role, const char *name, guint64 
     memcpy(n->ipv6, ON_MESH_PREFIX, 8);
     iid_from_ext(n->ipv6 + 8, ext);
     n->seq = (guint8)(ext * 37);
-    n->next_tag = (guint16)(ext * 101);
+    /* Real stacks draw the first datagram tag at boot; here it follows the
+     * node and the capture's start (its boot), so a meter recorded on two
+     * days does not repeat its tags, and a scenario's captures stay as they
+     * are at the default start. */
+    n->next_tag = (guint16)(ext * 101 + (guint64)(w->p.start_epoch_us - SIM_DEFAULT_START_US) / 1000000 * 40503u);
     n->ge_bad = TRUE;          /* the first state change makes it good */
     g_queue_init(&n->txq);
     g_queue_init(&n->indirect);
