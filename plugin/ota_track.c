@@ -500,9 +500,11 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     nums[2] = m->code;
     key_text(key, src, dst, nums, 3);
     msg = (ota_msg_t *)wmem_map_lookup(t->msgs, key);
-    /* The same Message ID after its lifetime is a new message. */
+    meter_coap_identity_t id = meter_coap_identity(m);
+    /* The same Message ID after its lifetime, or on another block or token, is a new message. */
     if (msg && wmem_array_get_count(msg->rounds) &&
-        !meter_coap_mid_in_use(msg->type, ((ota_round_t *)wmem_array_index(msg->rounds, 0))->first_us, ts_us))
+        (!meter_coap_mid_in_use(msg->type, ((ota_round_t *)wmem_array_index(msg->rounds, 0))->first_us, ts_us) ||
+         !meter_coap_same_identity(&msg->id, &id)))
         msg = NULL;
     if (!msg) {
         msg = wmem_new0(t->scope, ota_msg_t);
@@ -513,6 +515,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         msg->type = m->type;
         msg->code = m->code;
         msg->mid = m->mid;
+        msg->id = id;
         msg->rounds = wmem_array_new(t->scope, sizeof(ota_round_t));
         fill_block(msg, m, x->upload);
         if (msg->is_request) {
@@ -587,7 +590,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         ota_msg_t *earlier = r->round == 1 ? earlier_request_for_block(x, msg) : NULL;
         if (r->round == 1)
             wmem_map_insert(x->request_at, GUINT_TO_POINTER(msg->offset + 1), msg);
-        if (r->round == 1 && earlier && earlier->mid != msg->mid) {
+        if (r->round == 1 && earlier) {
             ota_round_t *er = (ota_round_t *)wmem_array_index(earlier->rounds,
                                                                wmem_array_get_count(earlier->rounds) - 1);
             r->rerequest = TRUE;

@@ -120,6 +120,7 @@ struct ota_msg {
     guint16    mid;
     gboolean   has_block, more;
     guint32    offset, len;       /* block byte offset and payload length */
+    meter_coap_identity_t id;     /* with the MID, what tells it from another message */
     guint8     szx;
     wmem_array_t *rounds;         /* ota_round_t */
     ota_msg_t *request;           /* a response: its request */

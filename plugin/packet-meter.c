@@ -68,6 +68,7 @@ typedef struct {
     guint32 frame;          /* the first frame the request was seen in */
     gint64  first_us;       /* ... and when: its MID is in use for an exchange lifetime */
     guint8  type;
+    meter_coap_identity_t id;   /* with its MID, what tells it from another request */
     guint32 response_frame; /* the first response to it */
     guint32 transfer_id;
     address client, server;
@@ -264,7 +265,8 @@ static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *
     if (meter_coap_is_request(m)) {
         char *k = mid_key(pinfo->pool, src, dst, m->mid);
         request_rec_t *req = (request_rec_t *)wmem_map_lookup(requests_by_mid, k);
-        if (req && !meter_coap_mid_in_use(req->type, req->first_us, now))
+        meter_coap_identity_t id = meter_coap_identity(m);
+        if (req && (!meter_coap_mid_in_use(req->type, req->first_us, now) || !meter_coap_same_identity(&req->id, &id)))
             req = NULL;
         if (!req) {
             req = wmem_new0(wmem_file_scope(), request_rec_t);
@@ -272,6 +274,7 @@ static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *
             req->frame = pinfo->num;
             req->first_us = now;
             req->type = m->type;
+            req->id = id;
             copy_address_wmem(wmem_file_scope(), &req->client, &pinfo->src);
             copy_address_wmem(wmem_file_scope(), &req->server, &pinfo->dst);
             r->resource = classify(req->path);

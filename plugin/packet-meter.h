@@ -6,6 +6,7 @@
 #ifndef PACKET_METER_H
 #define PACKET_METER_H
 
+#include <string.h>
 #include <epan/packet.h>
 #include <epan/prefs.h>
 
@@ -55,6 +56,33 @@ static inline gboolean meter_coap_is_request(const meter_coap_t *m)
  * a CON and its ACK, NON_LIFETIME for a NON). The same MID later than that
  * is a new message: an endpoint may use it again, and a capture of days
  * sees every MID many times. */
+/* What, besides its Message ID, tells one message from another that uses
+ * the same ID (a broken client, or IDs wrapping around): its token and the
+ * byte offset of its block (Block1 if it has one, else Block2; 0 without
+ * either), which a retransmission and a duplicate response repeat. */
+static inline guint64 meter_coap_block_offset(const meter_coap_t *m)
+{
+    const meter_block_t *b = m->block1.present ? &m->block1 : &m->block2;
+    return b->present ? (guint64)b->num << (4 + MIN(b->szx, 7)) : 0;
+}
+
+typedef struct {
+    guint64 block_offset;
+    guint8  tkl, token[8];
+} meter_coap_identity_t;
+
+static inline meter_coap_identity_t meter_coap_identity(const meter_coap_t *m)
+{
+    meter_coap_identity_t id = { meter_coap_block_offset(m), MIN(m->tkl, 8), { 0 } };
+    memcpy(id.token, m->token, id.tkl);
+    return id;
+}
+
+static inline gboolean meter_coap_same_identity(const meter_coap_identity_t *a, const meter_coap_identity_t *b)
+{
+    return a->block_offset == b->block_offset && a->tkl == b->tkl && memcmp(a->token, b->token, a->tkl) == 0;
+}
+
 #define COAP_EXCHANGE_LIFETIME_US G_GINT64_CONSTANT(247000000)
 #define COAP_NON_LIFETIME_US      G_GINT64_CONSTANT(145000000)
 static inline gboolean meter_coap_mid_in_use(guint8 type, gint64 first_us, gint64 now_us)
