@@ -44,7 +44,8 @@ struct ota_track {
     wmem_map_t   *last_by_src;     /* ota_addr_t -> ota_frame_t**: last acked-kind frame */
     ota_frame_t  *awaiting_ack[256];
     wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* */
-    wmem_map_t   *copies_by_mid;   /* mid -> wmem_array of ota_copy_t* */
+    wmem_map_t   *copies_by_mid;   /* mid -> wmem_array of ota_copy_t*, in the order they began */
+    wmem_map_t   *pending_by_mid;  /* mid -> wmem_list of the copies not tied to a message yet */
     wmem_map_t   *msgs;            /* "src|dst|mid|type|code" -> ota_msg_t* */
     wmem_map_t   *request_by_frame;/* first frame -> ota_msg_t* (requests) */
     wmem_map_t   *msgs_by_mid;     /* mid -> wmem_array of ota_msg_t* */
@@ -105,6 +106,7 @@ ota_track_t *ota_track_new(wmem_allocator_t *scope)
     t->last_by_src = wmem_map_new(scope, g_int64_hash, g_int64_equal);
     t->copies = wmem_map_new(scope, copy_key_hash, copy_key_equal);
     t->copies_by_mid = wmem_map_new(scope, g_direct_hash, g_direct_equal);
+    t->pending_by_mid = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     t->msgs = wmem_map_new(scope, g_str_hash, g_str_equal);
     t->request_by_frame = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     t->msgs_by_mid = wmem_map_new(scope, g_direct_hash, g_direct_equal);
@@ -365,12 +367,18 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         c->coap_type = lv->coap_type;
         c->coap_code = lv->coap_code;
         c->coap_mid = lv->coap_mid;
-        wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid));
-        if (!list) {
-            list = wmem_array_new(t->scope, sizeof(ota_copy_t *));
-            wmem_map_insert(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid), list);
+        wmem_array_t *all = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid));
+        if (!all) {
+            all = wmem_array_new(t->scope, sizeof(ota_copy_t *));
+            wmem_map_insert(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid), all);
         }
-        wmem_array_append_one(list, c);
+        wmem_array_append_one(all, c);
+        wmem_list_t *pending = (wmem_list_t *)wmem_map_lookup(t->pending_by_mid, GUINT_TO_POINTER(lv->coap_mid));
+        if (!pending) {
+            pending = wmem_list_new(t->scope);
+            wmem_map_insert(t->pending_by_mid, GUINT_TO_POINTER(lv->coap_mid), pending);
+        }
+        wmem_list_append(pending, c);
     }
 }
 
@@ -389,31 +397,42 @@ static gboolean copy_lost(const ota_track_t *t, const ota_copy_t *c, gint64 befo
     return FALSE;
 }
 
-/* Ties the copies that carried (or tried to carry) msg to it. */
+/* Ties the copies that carried (or tried to carry) msg to it. Only copies
+ * not tied yet are looked at, and those too old to be tied ever leave the
+ * list, so a Message ID that thousands of messages share costs no more
+ * than one that a single message has. */
 static void attribute_copies(ota_track_t *t, ota_msg_t *msg, gint64 now)
 {
-    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(msg->mid));
+    wmem_list_t *pending = (wmem_list_t *)wmem_map_lookup(t->pending_by_mid, GUINT_TO_POINTER(msg->mid));
+    wmem_list_frame_t *fr = pending ? wmem_list_head(pending) : NULL;
 
-    for (guint i = 0; list && i < wmem_array_get_count(list); i++) {
-        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i);
+    while (fr) {
+        wmem_list_frame_t *next = wmem_list_frame_next(fr);
+        ota_copy_t *c = (ota_copy_t *)wmem_list_frame_data(fr);
         if ((!c->msg || c->msg_is_guess) && c->coap_type == msg->type && c->coap_code == msg->code &&
             c->first_us <= now && c->first_us >= msg->not_before && now - c->first_us < ATTRIBUTE_US) {
             c->msg = msg;
             c->msg_is_guess = FALSE;
         }
+        if ((c->msg && !c->msg_is_guess) || now - c->first_us >= ATTRIBUTE_US)
+            wmem_list_remove_frame(pending, fr);
+        fr = next;
     }
 }
 
-/* Was a copy of msg lost before `before`? */
+/* Was a copy of msg that began at `after` or later lost before `before`?
+ * The newest copies first: the list is in the order copies began, so the
+ * search stops at the first one older than `after`. */
 static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guint8 type, gint64 after,
                                 gint64 before)
 {
     wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(msg->mid));
 
-    for (guint i = 0; list && i < wmem_array_get_count(list); i++) {
-        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i);
-        if (c->coap_type == type && c->first_us >= after && copy_lost(t, c, before) &&
-            (type != 0 || c->coap_code == msg->code))
+    for (guint i = list ? wmem_array_get_count(list) : 0; i > 0; i--) {
+        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i - 1);
+        if (c->first_us < after)
+            break;
+        if (c->coap_type == type && copy_lost(t, c, before) && (type != 0 || c->coap_code == msg->code))
             return TRUE;
     }
     return FALSE;
@@ -670,18 +689,43 @@ static gint64 abs64(gint64 v) { return v < 0 ? -v : v; }
  * copy (a lost resend, say) is tied here: to the message with its MID, type
  * and code whose copies are nearest in time, preferring one that used the
  * copy's link. */
+static gint64 msg_first_us(const ota_msg_t *m)
+{
+    return ((const ota_round_t *)wmem_array_index(m->rounds, 0))->first_us;
+}
+
+/* The first message of a list in the order they began that began at `from`
+ * or later (binary search). */
+static guint first_msg_from(wmem_array_t *msgs, gint64 from)
+{
+    guint lo = 0, hi = wmem_array_get_count(msgs);
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (msg_first_us(*(ota_msg_t **)wmem_array_index(msgs, mid)) < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
 {
     wmem_array_t *same = (wmem_array_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(c->coap_mid));
     ota_msg_t *best = NULL;
     gint64 best_d = ATTRIBUTE_US;
     gboolean best_link = FALSE;
+    /* Only messages whose rounds can come within ATTRIBUTE_US of the copy:
+     * a message's rounds stay within its Message ID's lifetime. */
+    guint from = same ? first_msg_from(same, c->first_us - ATTRIBUTE_US - COAP_EXCHANGE_LIFETIME_US) : 0;
 
     /* A piggy-backed response that never got through has its request's MID:
      * failing a message of its own, it belongs to that request. */
     for (int pass = 0; pass < 2 && !best; pass++)
-    for (guint i = 0; same && i < wmem_array_get_count(same); i++) {
+    for (guint i = from; same && i < wmem_array_get_count(same); i++) {
         ota_msg_t *m = *(ota_msg_t **)wmem_array_index(same, i);
+        if (msg_first_us(m) > c->first_us + ATTRIBUTE_US)
+            break;
         if (pass == 0 && (m->type != c->coap_type || m->code != c->coap_code))
             continue;
         if (pass == 1 && !(c->coap_type == 2 && m->is_request && m->type == 0))

@@ -142,6 +142,8 @@ int main(int argc, char **argv)
           "Seconds from the end of one download to the start of the next", "S" },
         { "reboot-mids", 0, 0, G_OPTION_ARG_NONE, &p.reboot_mids,
           "Each download starts its Message IDs where the first did (a reboot)", NULL },
+        { "same-mid", 0, 0, G_OPTION_ARG_INT, &p.same_mid,
+          "Every request of the meters carries this Message ID, 0..65535 (a broken client)", "MID" },
         { "outage-at", 0, 0, G_OPTION_ARG_DOUBLE, &p.outage_at_s, "Meter link outage start", "S" },
         { "outage", 0, 0, G_OPTION_ARG_DOUBLE, &p.outage_s, "Meter link outage length", "S" },
         { "outage-meter", 0, 0, G_OPTION_ARG_INT, &p.outage_meter, "Which meter loses its link", "N" },
@@ -245,6 +247,8 @@ int main(int argc, char **argv)
         return fail("need 0 <= --min-be <= --max-be <= 8");
     if (p.poll_ms < 1 || p.idle_poll_ms < 1 || p.ack_timeout_s <= 0 || p.ack_random_factor < 1)
         return fail("timers must be positive (and ACK_RANDOM_FACTOR >= 1)");
+    if (p.same_mid > 65535)
+        return fail("--same-mid is a Message ID, 0..65535");
     if (p.downloads < 1 || p.downloads > 100 || !(p.download_interval_s >= 0 && p.download_interval_s < 1e7))
         return fail("need 1 <= --downloads <= 100 and 0 <= --download-interval < 1e7");
 

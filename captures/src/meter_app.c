@@ -163,7 +163,7 @@ static void new_request(meter_app_t *a, coap_msg_t *m)
     const sim_params_t *p = &a->w->p;
 
     m->type = COAP_CON;
-    m->mid = a->next_mid++;
+    m->mid = p->same_mid >= 0 && !a->background ? (guint16)p->same_mid : a->next_mid++;
     gboolean first_block = !(m->block2.present && m->block2.num > 0) &&
                            !(m->block1.present && m->block1.num > 0);
     if (p->token_mode == TOKEN_PER_REQUEST || a->xfer_tkl == 0) {

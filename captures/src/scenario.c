@@ -73,6 +73,7 @@ void sim_params_defaults(sim_params_t *p)
     p->his_szx = 4;
     p->history_samples = 24;
     p->downloads = 1;
+    p->same_mid = -1;
     p->download_interval_s = 3600;
 
     p->gw_max_szx = 6;

@@ -80,6 +80,7 @@ typedef struct {
     int      downloads;            /* firmware downloads by each meter, one after the other */
     double   download_interval_s;  /* from the end of one to the start of the next */
     gboolean reboot_mids;          /* each download starts its Message IDs where the first did */
+    int      same_mid;             /* >= 0: every request of the meters carries this MID (a broken client) */
 
     /* Gateway behaviour */
     int      gw_max_szx;           /* answers with min(asked, this): renegotiation */

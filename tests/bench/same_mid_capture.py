@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""same_mid_capture.py N OUT.pcap: a gateway-side capture (Ethernet, IPv6, UDP
-5683) of a block-wise download of N blocks by a broken client whose every
-CON GET carries Message ID 7, each answered by a piggy-backed 2.05 with the
-block (RFC 7252 3, RFC 7959 2.2), 20 ms apart: the worst case for matching
-messages by Message ID. Written by hand: a few lines of struct.pack."""
+"""same_mid_capture.py N OUT.pcap [wpan|gateway]: a block-wise download of N
+16-byte blocks by a broken client whose every CON GET carries Message ID 7,
+each answered by a piggy-backed 2.05 with the block (RFC 7252 3, RFC 7959
+2.2), 20 ms apart: the worst case for matching messages by Message ID.
+`wpan` (the default): IEEE 802.15.4 frames with FCS (link type 195), 6LoWPAN
+IPHC with inline addresses and UDP, each acknowledged; `gateway`: Ethernet
+and IPv6. Written by hand: the frames are a few struct.pack calls."""
 import struct
 import sys
 
@@ -47,21 +49,59 @@ def udp_ipv6(src, dst, sport, dport, data):
     return ip + hdr + data
 
 
+def fcs(data):
+    """IEEE 802.15.4 FCS: CRC-16/KERMIT, little-endian."""
+    crc = 0
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
+    return struct.pack("<H", crc)
+
+
+def wpan_data(seq, src16, dst16, payload):
+    # Data frame, ack request, PAN ID compression, short addresses, 2006.
+    hdr = struct.pack("<HBHHH", 0x8861 | 0x0020, seq, 0xface, dst16, src16)
+    return hdr + payload + fcs(hdr + payload)
+
+
+def wpan_ack(seq):
+    hdr = struct.pack("<HB", 0x0002, seq)
+    return hdr + fcs(hdr)
+
+
+def iphc_udp(src, dst, sport, dport, data):
+    # IPHC: TF elided, next header inline, hop limit 64, addresses inline.
+    return bytes([0x7a, 0x00, 17]) + src + dst + udp_ipv6(src, dst, sport, dport, data)[40:]
+
+
 def main():
     n, out = int(sys.argv[1]), sys.argv[2]
+    link = sys.argv[3] if len(sys.argv) > 3 else "wpan"
     t = 1772359200.0
     with open(out, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 195 if link == "wpan" else 1))
+
+        def record(ts, frame):
+            f.write(struct.pack("<IIII", int(ts), int(round((ts % 1) * 1e6)) % 1000000, len(frame), len(frame)))
+            f.write(frame)
+
         for i in range(n):
             path = [(11, b"firmware"), (11, b"v9.img")]
-            req = coap(0, 1, 7, b"\x07", path + [(23, block(i, False, 2))])
-            resp = coap(2, 0x45, 7, b"\x07", [(23, block(i, i + 1 < n, 2))], bytes(64))
+            req = coap(0, 1, 7, b"\x07", path + [(23, block(i, False, 0))])
+            resp = coap(2, 0x45, 7, b"\x07", [(23, block(i, i + 1 < n, 0))], bytes(16))
             for k, (src, dst, sport, dport, data) in enumerate(
                     ((METER, GATEWAY, 49152, 5683, req), (GATEWAY, METER, 5683, 49152, resp))):
-                frame = b"\x02\0\0\0\0\x01" + b"\x02\0\0\0\0\x02" + b"\x86\xdd" + udp_ipv6(src, dst, sport, dport, data)
                 ts = t + i * 0.02 + k * 0.01
-                f.write(struct.pack("<IIII", int(ts), int(round((ts % 1) * 1e6)) % 1000000, len(frame), len(frame)))
-                f.write(frame)
+                if link == "wpan":
+                    seq = (2 * i + k) & 0xff
+                    frame = wpan_data(seq, 0x0801 if k == 0 else 0x0000, 0x0000 if k == 0 else 0x0801,
+                                      iphc_udp(src, dst, sport, dport, data))
+                    record(ts, frame)
+                    record(ts + 0.000192 + 11 * 32e-6, wpan_ack(seq))
+                else:
+                    record(ts, b"\x02\0\0\0\0\x01" + b"\x02\0\0\0\0\x02" + b"\x86\xdd" +
+                           udp_ipv6(src, dst, sport, dport, data))
 
 
 if __name__ == "__main__":
