@@ -28,16 +28,30 @@ static double pct(double part, double whole)
     return whole > 0 ? 100 * part / whole : 0;
 }
 
+/* Meter and path whole: each column as wide as its widest entry. */
+static int width_of(const ms_capture_t *c, gsize field_offset, int at_least)
+{
+    gsize w = (gsize)at_least;
+    for (guint i = 0; i < c->transfers->len; i++) {
+        const char *s = *(char *const *)((const char *)g_ptr_array_index(c->transfers, i) + field_offset);
+        w = MAX(w, s ? strlen(s) : 0);
+    }
+    return (int)MIN(w, 256);
+}
+
 static void transfers(FILE *out, const ms_capture_t *c)
 {
-    fprintf(out, "%-3s %-34s %-24s %5s %6s %10s %10s %9s %-4s %4s %5s %5s %6s %6s\n", "#", "meter", "path",
+    int wm = width_of(c, G_STRUCT_OFFSET(ms_transfer_t, meter), 5);
+    int wp = width_of(c, G_STRUCT_OFFSET(ms_transfer_t, path), 4);
+
+    fprintf(out, "%-3s %-*s %-*s %5s %6s %10s %10s %9s %-4s %4s %5s %5s %6s %6s\n", "#", wm, "meter", wp, "path",
             "block", "blocks", "bytes", "duration", "rate B/s", "done", "retx", "rereq", "macrt", "frag", "lost");
     for (guint i = 0; i < c->transfers->len; i++) {
         const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
         char *dur = human_duration(x->duration_s), *bytes = human_bytes(x->bytes);
         char *frag = g_strdup_printf("%u/%u", x->datagrams_incomplete, x->datagrams_fragmented);
-        fprintf(out, "%-3u %-34.34s %-24.24s %5u %6u %10s %10s %9.1f %-4s %4u %5u %5u %6s %6u\n", x->transfer,
-                x->meter, x->path, x->block_size, x->blocks, bytes, dur, x->rate_Bps, x->complete ? "yes" : "no",
+        fprintf(out, "%-3u %-*s %-*s %5u %6u %10s %10s %9.1f %-4s %4u %5u %5u %6s %6u\n", x->transfer, wm,
+                x->meter, wp, x->path, x->block_size, x->blocks, bytes, dur, x->rate_Bps, x->complete ? "yes" : "no",
                 x->retransmissions, x->rerequests, x->mac_retries, frag, x->fragments_lost);
         g_free(dur);
         g_free(bytes);
@@ -94,9 +108,21 @@ typedef struct {
     const ms_transfer_t *x;
 } row_t;
 
+/* Like with like: transfers of one path and kind (a history upload is no
+ * firmware download). */
+static int by_group(const ms_transfer_t *x, const ms_transfer_t *y)
+{
+    int d = g_strcmp0(x->path, y->path);
+    return d ? d : g_strcmp0(x->kind, y->kind);
+}
+
+/* By path and kind, then by SZX, then in time. */
 static int by_szx(const void *a, const void *b)
 {
     const row_t *p = a, *q = b;
+    int d = by_group(p->x, q->x);
+    if (d)
+        return d;
     if (p->x->szx != q->x->szx)
         return p->x->szx < q->x->szx ? -1 : 1;
     return p->x->first_request_us < q->x->first_request_us ? -1 : p->x->first_request_us > q->x->first_request_us;
@@ -112,15 +138,24 @@ static void comparison(FILE *out, ms_analysis_t *a, guint n)
             g_array_append_val(rows, r);
         }
     g_array_sort(rows, by_szx);
-    fprintf(out, "\nComparison (one row per transfer, by SZX)\n");
-    fprintf(out, "%-3s %5s %-28s %-27s %-27s %10s %9s %-4s\n", "SZX", "block", "capture", "start (UTC)", "end (UTC)",
-            "duration", "rate B/s", "done");
+    int wc = 7;
+    for (guint i = 0; i < rows->len; i++) {
+        char *base = g_path_get_basename(g_array_index(rows, row_t, i).file);
+        wc = MAX(wc, (int)MIN(strlen(base), 256));
+        g_free(base);
+    }
+    fprintf(out, "\nComparison (one row per transfer; by path and kind, then SZX)\n");
     for (guint i = 0; i < rows->len; i++) {
         const row_t *r = &g_array_index(rows, row_t, i);
+        if (!i || by_group(g_array_index(rows, row_t, i - 1).x, r->x) != 0) {
+            fprintf(out, "%s (%s)\n", r->x->path ? r->x->path : "", r->x->kind ? r->x->kind : "");
+            fprintf(out, "  %-3s %5s %-*s %-27s %-27s %10s %9s %-4s\n", "SZX", "block", wc, "capture",
+                    "start (UTC)", "end (UTC)", "duration", "rate B/s", "done");
+        }
         char *start = utc_text(r->x->first_request_us);
         char *end = utc_text(r->x->complete ? r->x->last_response_us : r->x->last_activity_us);
         char *dur = human_duration(r->x->duration_s), *base = g_path_get_basename(r->file);
-        fprintf(out, "%-3u %5u %-28.28s %-27s %-27s %10s %9.1f %-4s\n", r->x->szx, r->x->block_size, base, start,
+        fprintf(out, "  %-3u %5u %-*s %-27s %-27s %10s %9.1f %-4s\n", r->x->szx, r->x->block_size, wc, base, start,
                 end, dur, r->x->rate_Bps, r->x->complete ? "yes" : "no");
         g_free(start);
         g_free(end);

@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdio.h>
+#include <string.h>
 #include <epan/packet.h>
 #include <epan/tap.h>
 #include <epan/stat_tap_ui.h>
@@ -125,10 +126,17 @@ static void print_tsv(ota_track_t *t, GHashTable *seen)
 
 static void print_table(ota_track_t *t, GHashTable *seen)
 {
+    /* Meter and path whole: the column is as wide as its widest entry. */
+    int width = (int)strlen("meter -> path");
+    for (guint i = 0; i < ota_track_n_transfers(t); i++) {
+        ota_transfer_t *x = ota_track_transfer_at(t, i);
+        if (g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
+            width = MAX(width, (int)MIN(strlen(x->meter) + 2 + strlen(x->path), 512));
+    }
     printf("\n=======================================================================================\n");
     printf("Meter block-wise transfers (meterscope)\n");
-    printf("%-3s %-30s %-22s %-4s %5s %6s %8s %-8s %9s %7s %4s %5s %5s %5s %5s %5s %15s %15s\n", "#",
-           "meter -> path", "start (UTC)", "done", "block", "blocks", "bytes", "duration", "rate B/s",
+    printf("%-3s %-*s %-27s %-4s %5s %6s %8s %-8s %9s %7s %4s %5s %5s %5s %5s %5s %15s %15s\n", "#",
+           width, "meter -> path", "start (UTC)", "done", "block", "blocks", "bytes", "duration", "rate B/s",
            "verified", "retx", "rereq", "macrt", "frag", "incmp", "lost", "RTT med/p95 s", "turn med/p95 s");
     for (guint i = 0; i < ota_track_n_transfers(t); i++) {
         ota_transfer_t *x = ota_track_transfer_at(t, i);
@@ -140,8 +148,8 @@ static void print_table(ota_track_t *t, GHashTable *seen)
         char *rtt1 = num_or_dash(s->rtt_first_median, "%.3f"), *rtt2 = num_or_dash(s->rtt_first_p95, "%.3f");
         char *ta1 = num_or_dash(s->turnaround_median, "%.3f"), *ta2 = num_or_dash(s->turnaround_p95, "%.3f");
         char *rtt = g_strdup_printf("%s/%s", rtt1, rtt2), *ta = g_strdup_printf("%s/%s", ta1, ta2);
-        printf("%-3u %-30.30s %-22.22s %-4s %5u %6u %8u %8.1f %9.1f %7s %4u %5u %5u %5u %5u %5u %15s %15s\n",
-               x->id, who, start + 0, s->complete ? "yes" : "no", 16u << x->szx, s->blocks, s->bytes,
+        printf("%-3u %-*s %-27s %-4s %5u %6u %8u %8.1f %9.1f %7s %4u %5u %5u %5u %5u %5u %15s %15s\n",
+               x->id, width, who, start + 0, s->complete ? "yes" : "no", 16u << x->szx, s->blocks, s->bytes,
                s->duration_s, s->rate_Bps, x->image_verified ? "yes" : "-", s->retransmissions, s->rerequests,
                s->mac_retries, s->datagrams_fragmented, s->datagrams_incomplete, s->fragments_lost, rtt, ta);
         g_free(who); g_free(start); g_free(rtt1); g_free(rtt2); g_free(ta1); g_free(ta2); g_free(rtt); g_free(ta);
