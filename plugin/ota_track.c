@@ -576,7 +576,9 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         ota_round_t nr = { frame, frame, ts_us, ts_us, { link }, 1, FALSE };
         if (n_rounds) {
             ota_round_t *prev = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
-            r->retransmission = TRUE;
+            /* A request sent again; a response sent again is a duplicate
+             * response (below), as the statistics count them. */
+            r->retransmission = msg->is_request;
             r->prev_tx_frame = prev->first_frame;
         }
         wmem_array_append_one(msg->rounds, nr);

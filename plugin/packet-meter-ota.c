@@ -17,6 +17,7 @@ static int hf_ota_rtt_first = -1, hf_ota_rtt_last = -1, hf_ota_turnaround = -1;
 static int hf_ota_round = -1, hf_ota_prev_tx = -1, hf_ota_first_frame = -1;
 static int hf_ota_hop_copy = -1, hf_ota_retransmission = -1, hf_ota_rerequest = -1;
 static int hf_ota_duplicate_response = -1, hf_ota_cause = -1, hf_ota_stall = -1;
+static int hf_ota_same_transmission = -1;
 static int hf_frag_mac_retry = -1, hf_frag_sniffer_dup = -1, hf_frag_first_tx = -1;
 static int hf_frag_ack_in = -1, hf_frag_acks = -1;
 static int hf_frag_src = -1, hf_frag_dst = -1, hf_frag_tag = -1, hf_frag_size = -1;
@@ -25,6 +26,7 @@ static int hf_frag_datagram = -1, hf_frag_completed_in = -1, hf_frag_transfer = 
 static gint ett_ota = -1, ett_frag = -1;
 
 static expert_field ei_ota_retransmission = EI_INIT, ei_ota_rerequest = EI_INIT;
+static expert_field ei_ota_duplicate_response = EI_INIT;
 static expert_field ei_ota_out_of_order = EI_INIT, ei_ota_gap = EI_INIT;
 static expert_field ei_ota_renegotiation = EI_INIT, ei_ota_szx7 = EI_INIT, ei_ota_szx0 = EI_INIT;
 static expert_field ei_ota_error_response = EI_INIT, ei_ota_length = EI_INIT;
@@ -105,6 +107,32 @@ static void gen_bool(proto_tree *t, int hf, tvbuff_t *tvb, gboolean v)
     proto_item_set_generated(proto_tree_add_boolean(t, hf, tvb, 0, 0, v));
 }
 
+/* Stock CoAP calls a message "Retransmitted" whenever its Message ID comes
+ * again in the conversation: on a further mesh hop, or in a MAC retry, that
+ * is the same transmission, and the tree says so. */
+static gboolean stock_coap_says_retransmitted(proto_tree *root)
+{
+    static int hf_coap_retransmitted = -2;
+    GPtrArray *found;
+
+    if (hf_coap_retransmitted == -2)
+        hf_coap_retransmitted = proto_registrar_get_id_byname("coap.retransmitted");
+    if (!root || hf_coap_retransmitted < 0)
+        return FALSE;
+    found = proto_find_first_finfo(root, hf_coap_retransmitted);
+    return found && found->len > 0;
+}
+
+static void show_same_transmission(proto_tree *root, proto_tree *where, tvbuff_t *tvb, guint32 first_frame,
+                                   const char *what)
+{
+    if (!stock_coap_says_retransmitted(root))
+        return;
+    proto_item *pi = proto_tree_add_uint(where, hf_ota_same_transmission, tvb, 0, 0, first_frame);
+    proto_item_set_generated(pi);
+    proto_item_append_text(pi, " (not a CoAP retransmission, whatever CoAP says: %s)", what);
+}
+
 void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ota_frame_t *f)
 {
     proto_item *ti;
@@ -122,10 +150,12 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
         gen_bool(ft, hf_frag_mac_retry, tvb, TRUE);
         gen_uint(ft, hf_frag_first_tx, tvb, f->first_tx_frame);
         expert_add_info(pinfo, ti, &ei_frag_mac_retry);
+        show_same_transmission(tree, ft, tvb, f->first_tx_frame, "a MAC retry of the same 802.15.4 frame");
     }
     if (f->sniffer_dup) {
         gen_bool(ft, hf_frag_sniffer_dup, tvb, TRUE);
         gen_uint(ft, hf_frag_first_tx, tvb, f->first_tx_frame);
+        show_same_transmission(tree, ft, tvb, f->first_tx_frame, "the same frame captured twice");
     }
     if (f->ack_frame)
         gen_uint(ft, hf_frag_ack_in, tvb, f->ack_frame);
@@ -163,7 +193,7 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
         expert_add_info(pinfo, ti, &ei_frag_lost);
 }
 
-void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root, proto_tree *tree,
                             const ota_copy_result_t *r, const meter_coap_t *m, guint32 transfer_id)
 {
     proto_item *ti;
@@ -199,6 +229,10 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     if (r->prev_tx_frame)
         gen_uint(ot, hf_ota_prev_tx, tvb, r->prev_tx_frame);
     gen_bool(ot, hf_ota_hop_copy, tvb, r->hop_copy);
+    if (r->hop_copy)
+        show_same_transmission(root, ot, tvb,
+                               ((const ota_round_t *)wmem_array_index(msg->rounds, r->round - 1))->first_frame,
+                               "the copy of that frame on a further mesh hop");
     gen_bool(ot, hf_ota_retransmission, tvb, r->retransmission);
     gen_bool(ot, hf_ota_rerequest, tvb, r->rerequest);
     gen_bool(ot, hf_ota_duplicate_response, tvb, r->duplicate_response);
@@ -208,6 +242,8 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     }
     if (r->rerequest)
         expert_add_info(pinfo, ti, &ei_ota_rerequest);
+    if (r->duplicate_response)
+        expert_add_info(pinfo, ti, &ei_ota_duplicate_response);
     if (r->cause != OTA_CAUSE_NONE)
         gen_uint(ot, hf_ota_cause, tvb, r->cause);
     if (r->out_of_order)
@@ -276,6 +312,9 @@ void proto_register_meter_ota(void)
           NULL, 0, "Sent again with the same Message ID", HFILL } },
         { &hf_ota_rerequest, { "Re-request", "meter.ota.rerequest", FT_BOOLEAN, BASE_NONE, NULL, 0,
           "The same block asked again with a new Message ID", HFILL } },
+        { &hf_ota_same_transmission, { "Same transmission as", "meter.ota.same_transmission", FT_FRAMENUM,
+          BASE_NONE, NULL, 0, "On a frame stock CoAP marks Retransmitted: the frame that first carried this same "
+          "transmission (this one is its hop copy, MAC retry or sniffer duplicate)", HFILL } },
         { &hf_ota_duplicate_response, { "Duplicate response", "meter.ota.duplicate_response", FT_BOOLEAN,
           BASE_NONE, NULL, 0, NULL, HFILL } },
         { &hf_ota_cause, { "Likely cause", "meter.ota.cause", FT_UINT8, BASE_DEC, VALS(cause_vals), 0,
@@ -314,6 +353,8 @@ void proto_register_meter_ota(void)
           "CoAP retransmission (same Message ID)", EXPFILL } },
         { &ei_ota_rerequest, { "meter.ota.rerequest.expert", PI_SEQUENCE, PI_WARN,
           "Re-request: the same block with a new Message ID after a failed exchange", EXPFILL } },
+        { &ei_ota_duplicate_response, { "meter.ota.duplicate_response.expert", PI_SEQUENCE, PI_NOTE,
+          "Duplicate response: the same response sent again (to a retransmitted request)", EXPFILL } },
         { &ei_ota_out_of_order, { "meter.ota.out_of_order", PI_SEQUENCE, PI_WARN,
           "Block requested out of order", EXPFILL } },
         { &ei_ota_gap, { "meter.ota.gap", PI_SEQUENCE, PI_WARN, "Gap in the blocks requested", EXPFILL } },

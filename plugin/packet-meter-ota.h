@@ -15,7 +15,7 @@ double       meter_ota_stall_seconds(void);
 /* Frame-level items (MAC retries, fragments, acknowledgements). */
 void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ota_frame_t *f);
 /* Message-level items under the Meter subtree of one CoAP message. */
-void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root, proto_tree *tree,
                             const ota_copy_result_t *r, const meter_coap_t *m, guint32 transfer_id);
 
 #endif

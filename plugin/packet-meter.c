@@ -373,7 +373,7 @@ static void dissect_message(packet_info *pinfo, proto_tree *tree, tvbuff_t *ds_t
     m.path = r->path;
     add_meter_items(tree, ds_tvb, r->start, r->length, r, &mtree, pinfo);
     if (r->ota)
-        meter_ota_show_message(ds_tvb, pinfo, mtree, r->ota, &m, r->transfer_id);
+        meter_ota_show_message(ds_tvb, pinfo, tree, mtree, r->ota, &m, r->transfer_id);
 
     meter_ctx_t ctx = {
         .msg = &m,
