@@ -44,15 +44,17 @@ static void transfers(FILE *out, const ms_capture_t *c)
     int wm = width_of(c, G_STRUCT_OFFSET(ms_transfer_t, meter), 5);
     int wp = width_of(c, G_STRUCT_OFFSET(ms_transfer_t, path), 4);
 
-    fprintf(out, "%-3s %-*s %-*s %5s %6s %10s %10s %9s %-4s %4s %5s %5s %6s %6s\n", "#", wm, "meter", wp, "path",
-            "block", "blocks", "bytes", "duration", "rate B/s", "done", "retx", "rereq", "macrt", "frag", "lost");
+    fprintf(out, "%-3s %-*s %-*s %5s %6s %10s %10s %9s %-4s %4s %4s %5s %5s %6s %6s\n", "#", wm, "meter", wp,
+            "path", "block", "blocks", "bytes", "duration", "rate B/s", "done", "retx", "spur", "rereq", "macrt",
+            "frag", "lost");
     for (guint i = 0; i < c->transfers->len; i++) {
         const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
         char *dur = human_duration(x->duration_s), *bytes = human_bytes(x->bytes);
         char *frag = g_strdup_printf("%u/%u", x->datagrams_incomplete, x->datagrams_fragmented);
-        fprintf(out, "%-3u %-*s %-*s %5u %6u %10s %10s %9.1f %-4s %4u %5u %5u %6s %6u\n", x->transfer, wm,
+        fprintf(out, "%-3u %-*s %-*s %5u %6u %10s %10s %9.1f %-4s %4u %4u %5u %5u %6s %6u\n", x->transfer, wm,
                 x->meter, wp, x->path, x->block_size, x->blocks, bytes, dur, x->rate_Bps, x->complete ? "yes" : "no",
-                x->retransmissions, x->rerequests, x->mac_retries, frag, x->fragments_lost);
+                x->retransmissions, x->spurious_retransmissions, x->rerequests, x->mac_retries, frag,
+                x->fragments_lost);
         g_free(dur);
         g_free(bytes);
         g_free(frag);

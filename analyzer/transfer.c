@@ -18,6 +18,7 @@ static const ms_column_t columns[] = {
     C(blocks, COL_U32), C(bytes, COL_U32), C(complete, COL_BOOL), C(verified, COL_BOOL),
     C(first_request_us, COL_I64), OPT(last_response_us, COL_I64), C(last_activity_us, COL_I64),
     C(duration_s, COL_DBL), C(rate_Bps, COL_DBL), C(requests, COL_U32), C(retransmissions, COL_U32),
+    C(spurious_retransmissions, COL_U32),
     C(rerequests, COL_U32), C(duplicate_responses, COL_U32), C(error_responses, COL_U32),
     C(mac_retries, COL_U32), C(datagrams_fragmented, COL_U32), C(datagrams_incomplete, COL_U32),
     C(fragments_lost, COL_U32), OPT(rtt_first_median_s, COL_DBL), OPT(rtt_first_p95_s, COL_DBL),

@@ -37,6 +37,7 @@ typedef struct {
     gint64   first_request_us, last_response_us, last_activity_us;
     double   duration_s, rate_Bps;
     guint32  requests, retransmissions, rerequests, duplicate_responses, error_responses, mac_retries;
+    guint32  spurious_retransmissions;
     guint32  datagrams_fragmented, datagrams_incomplete, fragments_lost;
     double   rtt_first_median_s, rtt_first_p95_s, rtt_last_median_s, rtt_last_p95_s;
     double   turnaround_median_s, turnaround_p95_s;

@@ -422,9 +422,10 @@ static void attribute_copies(ota_track_t *t, ota_msg_t *msg, gint64 now)
 
 /* Was a copy of msg that began at `after` or later lost before `before`?
  * The newest copies first: the list is in the order copies began, so the
- * search stops at the first one older than `after`. */
+ * search stops at the first one older than `after`. `current`, the copy the
+ * frame being read completes, has no ACK yet and is not asked about. */
 static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guint8 type, gint64 after,
-                                gint64 before)
+                                gint64 before, const ota_copy_t *current)
 {
     wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(msg->mid));
 
@@ -432,7 +433,8 @@ static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guin
         ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i - 1);
         if (c->first_us < after)
             break;
-        if (c->coap_type == type && copy_lost(t, c, before) && (type != 0 || c->coap_code == msg->code))
+        if (c != current && c->coap_type == type && copy_lost(t, c, before) &&
+            (type != 0 || c->coap_code == msg->code))
             return TRUE;
     }
     return FALSE;
@@ -573,7 +575,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         round->last_frame = frame;
         round->last_us = ts_us;
     } else {
-        ota_round_t nr = { frame, frame, ts_us, ts_us, { link }, 1, FALSE };
+        ota_round_t nr = { frame, frame, ts_us, ts_us, { link }, 1, FALSE, r };
         if (n_rounds) {
             ota_round_t *prev = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
             /* A request sent again; a response sent again is a duplicate
@@ -630,9 +632,10 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
             const ota_msg_t *lost_req = r->rerequest ? earlier : msg;
             gint64 since = ((ota_round_t *)wmem_array_index(lost_req->rounds, 0))->first_us;
             gboolean answered = wmem_array_get_count(lost_req->responses) > 0;
-            if (msg_lost_before(t, lost_req, lost_req->type, since, ts_us))
+            const ota_copy_t *current = f ? f->copy : NULL;
+            if (msg_lost_before(t, lost_req, lost_req->type, since, ts_us, current))
                 r->cause = OTA_CAUSE_REQUEST_LOST;
-            else if (msg_lost_before(t, lost_req, 2, since, ts_us))
+            else if (msg_lost_before(t, lost_req, 2, since, ts_us, current))
                 r->cause = OTA_CAUSE_RESPONSE_LOST;
             else if (answered)
                 r->cause = OTA_CAUSE_NOT_ACCEPTED;
@@ -793,6 +796,14 @@ static const ota_round_t *accepted_round(const ota_msg_t *req, const ota_msg_t *
     return best;
 }
 
+/* Was round k of the request (0-based) a spurious retransmission? */
+static gboolean round_spurious(const ota_msg_t *req, guint k)
+{
+    const ota_round_t *rd = k < wmem_array_get_count(req->rounds)
+                                ? (const ota_round_t *)wmem_array_index(req->rounds, k) : NULL;
+    return rd && rd->result && rd->result->cause == OTA_CAUSE_SPURIOUS;
+}
+
 /* ---- where the time went ---- */
 
 enum { SPLIT_TIMEOUTS, SPLIT_NETWORK, SPLIT_TURNAROUND, SPLIT_N };
@@ -926,6 +937,8 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
         }
         s->requests += nr;
         s->retransmissions += nr - 1;
+        for (guint k = 1; k < nr; k++)
+            s->spurious_retransmissions += round_spurious(o, k);
         gboolean new_block = !wmem_map_contains(requested, GUINT_TO_POINTER(o->offset + 1));
         if (!new_block)
             s->rerequests++;
@@ -943,14 +956,29 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
         const ota_msg_t *resp = NULL;
         const ota_round_t *acc = accepted_round(o, &resp);
         prev_accepted = acc ? acc->last_us : -1;
-        /* Each try waits for a timeout, but the last one if it was answered. */
+        /* Each try waits for a timeout, but the last one if it was answered,
+         * and one whose answer was only late (a spurious retransmission
+         * followed it): that wait is the network's. */
         for (guint k = 0; k < nr; k++)
             push_mark(marks, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us,
-                      k + 1 == nr && acc ? SPLIT_NETWORK : SPLIT_TIMEOUTS);
+                      (k + 1 == nr && acc) || round_spurious(o, k + 1) ? SPLIT_NETWORK : SPLIT_TIMEOUTS);
         if (!acc)
             continue;
         push_mark(marks, acc->last_us, SPLIT_TURNAROUND);
-        gint64 d1 = acc->last_us - r0->first_us, d2 = acc->last_us - rn->first_us;
+        /* The round trip of the transmission the accepted answer answers:
+         * the last one, or after spurious retransmissions the one whose
+         * turn it is among the answers. */
+        const ota_round_t *answered = rn;
+        if (round_spurious(o, nr - 1)) {
+            guint j = 0;
+            for (guint a = 0; a < wmem_array_get_count(o->responses); a++) {
+                const ota_msg_t *resp_msg = *(ota_msg_t **)wmem_array_index(o->responses, a);
+                for (guint k = 0; k < wmem_array_get_count(resp_msg->rounds); k++)
+                    j += ((ota_round_t *)wmem_array_index(resp_msg->rounds, k))->first_us < acc->first_us;
+            }
+            answered = (ota_round_t *)wmem_array_index(o->rounds, MIN(j, nr - 1));
+        }
+        gint64 d1 = acc->last_us - r0->first_us, d2 = acc->last_us - answered->first_us;
         wmem_array_append_one(rf, d1);
         wmem_array_append_one(rl, d2);
         gboolean final = resp->code >= 64 && resp->code < 96 &&
@@ -1009,6 +1037,61 @@ static void count_response_losses(const ota_track_t *t, const ota_copy_t *c, gbo
 guint32 ota_track_frame_transfer(const ota_frame_t *f)
 {
     return f->copy && f->copy->msg ? f->copy->msg->xfer->id : 0;
+}
+
+/* The first copies of the rounds of a request's responses (duplicates
+ * too), in time order (allocated in scope). */
+static wmem_array_t *response_round_starts(wmem_allocator_t *scope, const ota_msg_t *req)
+{
+    wmem_array_t *starts = wmem_array_new(scope, sizeof(gint64));
+    for (guint i = 0; req->responses && i < wmem_array_get_count(req->responses); i++) {
+        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(req->responses, i);
+        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++)
+            wmem_array_append_one(starts, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us);
+    }
+    wmem_array_sort(starts, cmp_i64);
+    return starts;
+}
+
+/* Was a datagram copy of the request or of one of its responses (with a
+ * code) lost on air? Copies are tied to messages by now. */
+static gboolean exchange_lost(const ota_track_t *t, const ota_msg_t *req)
+{
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(req->mid));
+
+    for (guint i = 0; list && i < wmem_array_get_count(list); i++) {
+        const ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i);
+        if (c->msg && (c->msg == req || (c->msg->request == req && c->msg->code != 0)) &&
+            copy_lost(t, c, G_MAXINT64))
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* Spurious retransmissions (RFC 7252 timers against a slow path): when
+ * nothing of the exchange was lost on air, each transmission of the request
+ * gets its own answer, so a retransmission sent while fewer answers than
+ * transmissions before it had come was not needed: the response was late,
+ * not lost. Its cause as first read may have taken an answer still on its
+ * way (fragments in flight) for a lost one. Redone at every finalize (the
+ * late answers come later). */
+static void mark_spurious(ota_track_t *t, ota_msg_t *req, wmem_allocator_t *scope)
+{
+    guint nr = wmem_array_get_count(req->rounds);
+    if (nr < 2)
+        return;
+    gboolean lost = exchange_lost(t, req);
+    wmem_array_t *answers = response_round_starts(scope, req);
+    guint na = wmem_array_get_count(answers);
+
+    for (guint k = 1; k < nr; k++) {
+        ota_round_t *rd = (ota_round_t *)wmem_array_index(req->rounds, k);
+        ota_copy_result_t *r = rd->result;
+        if (!r || lost)
+            continue;
+        gboolean late = k <= na && *(gint64 *)wmem_array_index(answers, k - 1) > rd->first_us;
+        r->cause = late ? OTA_CAUSE_SPURIOUS : OTA_CAUSE_NOTHING_VISIBLE;
+    }
 }
 
 void ota_track_finalize(ota_track_t *t, double stall_s)
@@ -1081,6 +1164,11 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
     }
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
         ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+        for (guint k = 0; k < wmem_array_get_count(x->msgs); k++) {
+            ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, k);
+            if (o->is_request)
+                mark_spurious(t, o, tmp);
+        }
         finalize_transfer(x, (wmem_array_t *)wmem_map_lookup(air_by_xfer, x), stall_s);
     }
     wmem_destroy_allocator(tmp);

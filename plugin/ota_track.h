@@ -19,6 +19,7 @@ enum ota_cause {
     OTA_CAUSE_RESPONSE_LOST,    /* the response's datagram was incomplete or never acknowledged */
     OTA_CAUSE_NOT_ACCEPTED,     /* a response got through on air; the meter did not take it */
     OTA_CAUSE_NOTHING_VISIBLE,  /* nothing lost on air: a late response or a sniffer miss */
+    OTA_CAUSE_SPURIOUS,         /* nothing lost, and the answer to an earlier transmission came after it */
 };
 
 /* One transmission on the air as the hook saw it. */
@@ -104,6 +105,8 @@ struct ota_copy {
     gboolean    msg_is_guess;     /* msg chosen by finalize (nearest in time): redone every time */
 };
 
+typedef struct ota_copy_result ota_copy_result_t;
+
 /* One transmission round of a message: its copies hop by hop. */
 typedef struct {
     guint32    first_frame, last_frame;
@@ -111,6 +114,7 @@ typedef struct {
     ota_addr_t links[8];          /* link sources used */
     guint      n_links;
     gboolean   lost;              /* a copy of it was incomplete or unacknowledged */
+    ota_copy_result_t *result;    /* what its first copy's frame shows */
 } ota_round_t;
 
 struct ota_msg {
@@ -129,7 +133,7 @@ struct ota_msg {
 };
 
 /* Per CoAP message copy in a frame: what the display shows. */
-typedef struct {
+struct ota_copy_result {
     ota_msg_t *msg;
     guint      round;             /* 1-based */
     gboolean   hop_copy, retransmission, rerequest, duplicate_response;
@@ -142,7 +146,7 @@ typedef struct {
     enum ota_cause cause;         /* retransmissions and re-requests */
     gboolean   out_of_order, gap, renegotiation, stall;
     gint64     stall_us;
-} ota_copy_result_t;
+};
 
 typedef struct {
     guint32  blocks, bytes;
@@ -151,6 +155,7 @@ typedef struct {
     guint32  first_frame, last_frame;
     double   duration_s, rate_Bps;
     guint32  requests, retransmissions, rerequests, duplicate_responses, error_responses;
+    guint32  spurious_retransmissions;   /* of the retransmissions: OTA_CAUSE_SPURIOUS */
     guint32  mac_retries, datagrams_fragmented, datagrams_incomplete, fragments_lost;
     double   rtt_first_median, rtt_first_p95, rtt_last_median, rtt_last_p95;
     double   turnaround_median, turnaround_p95;   /* seconds; < 0 when none */

@@ -54,6 +54,7 @@ static const value_string cause_vals[] = {
     { OTA_CAUSE_RESPONSE_LOST, "the response's datagram was lost (incomplete or unacknowledged)" },
     { OTA_CAUSE_NOT_ACCEPTED, "a response got through on air but the meter did not take it" },
     { OTA_CAUSE_NOTHING_VISIBLE, "nothing visibly lost: a late response or a sniffer miss" },
+    { OTA_CAUSE_SPURIOUS, "spurious: the answer to an earlier transmission came after it (a slow path, not a loss)" },
     { 0, NULL },
 };
 

@@ -69,7 +69,7 @@ static void print_tsv_transfer(const ota_transfer_t *x)
            "\t%" G_GINT64_FORMAT "\t%.6f\t%.6f\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u"
            "\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%u\t%u"
            "\t%.6f\t%.6f\t%.6f\t%.6f\t%u\t%.6f\t%u\t%u\t%u\t%d\t%" G_GINT64_FORMAT
-           "\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\n",
+           "\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\n",
            x->id, x->meter, x->gateway, x->path, x->upload ? "block1" : "block2", x->szx_first, x->szx,
            16u << x->szx, x->renegotiated, s->blocks, s->bytes, s->complete, x->image_verified,
            s->first_request_us, s->last_response_us, s->last_activity_us, s->duration_s, s->rate_Bps,
@@ -81,7 +81,7 @@ static void print_tsv_transfer(const ota_transfer_t *x)
            s->datagram_copies, s->frames_sent, s->frames_unacked, s->acks_visible, x->size_hint,
            s->request_copies, s->request_copies_lost, s->request_frames_complete, s->response_copies,
            s->response_copies_lost, s->response_frames_complete, s->response_bytes_complete,
-           s->response_first_lost, s->response_later_frames);
+           s->response_first_lost, s->response_later_frames, s->spurious_retransmissions);
 }
 
 static void print_tsv(ota_track_t *t, GHashTable *seen)
@@ -98,7 +98,7 @@ static void print_tsv(ota_track_t *t, GHashTable *seen)
            "\tdatagram_copies\tframes_sent\tframes_unacked\tacks_visible\tsize_hint"
            "\trequest_copies\trequest_copies_lost\trequest_frames_complete"
            "\tresponse_copies\tresponse_copies_lost\tresponse_frames_complete\tresponse_bytes_complete"
-           "\tresponse_first_lost\tresponse_later_frames\n");
+           "\tresponse_first_lost\tresponse_later_frames\tspurious_retransmissions\n");
     printf("#P\ttransfer\tts_us\tbytes\tkind\n");
     printf("#C\tframes\twpan_frames\tsecured_frames\tundecrypted_frames\ttimestamps\ttimestamp_pairs"
            "\ttimestamp_pairs_fit\ttimestamp_early_messages\n");

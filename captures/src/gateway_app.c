@@ -38,6 +38,7 @@ typedef struct {
     GByteArray    *bytes;
     truth_xfer_t  *xfer;
     guint16        req_mid;       /* the request it answers (for the truth) */
+    const void    *answers_rec;   /* ... and which transmission of it */
     gboolean       has_block2;
     gboolean       retransmission;
     /* separate CON responses only */
@@ -165,6 +166,7 @@ static void send_now(gateway_app_t *g, outgoing_t *o)
     m.is_retransmission = o->retransmission;
     m.gw_time_us = world_now(g->w);
     m.req_mid = o->req_mid;
+    m.answers_rec = o->answers_rec;
     world_send_down(g->w, o->to, &m);
 }
 
@@ -197,11 +199,12 @@ static void separate_timer(gpointer obj, gpointer arg)
     o->timeout_us *= 2;
 }
 
-static outgoing_t *outgoing(gateway_app_t *g, node_t *to, GByteArray *bytes, truth_xfer_t *xfer,
-                            guint16 req_mid, gboolean has_block2)
+static outgoing_t *outgoing(gateway_app_t *g, node_t *to, GByteArray *bytes, const app_msg_t *answering,
+                            truth_xfer_t *xfer, guint16 req_mid, gboolean has_block2)
 {
     outgoing_t *o = g_new0(outgoing_t, 1);
 
+    o->answers_rec = answering ? answering->rec : NULL;
     o->g = g;
     o->to = to;
     o->bytes = bytes;
@@ -307,7 +310,7 @@ void gateway_app_deliver(world_t *w, node_t *from, const app_msg_t *msg)
     cached_t *c = g_hash_table_lookup(g->cache, key);
     if (c && world_now(w) - c->t < EXCHANGE_LIFETIME_US) {
         /* A retransmission: answer from the cache, do not run the request again. */
-        outgoing_t *o = outgoing(g, from, g_byte_array_ref(c->bytes), c->xfer, r.mid, c->has_block2);
+        outgoing_t *o = outgoing(g, from, g_byte_array_ref(c->bytes), msg, c->xfer, r.mid, c->has_block2);
         o->retransmission = TRUE;
         world_at(w, world_now(w) + proc, send_event, g, o);
         return;
@@ -347,11 +350,11 @@ void gateway_app_deliver(world_t *w, node_t *from, const app_msg_t *msg)
         entry->bytes = coap_msg_encode(&empty);
         entry->has_block2 = FALSE;
         world_at(w, world_now(w) + proc, send_event, g,
-                 outgoing(g, from, g_byte_array_ref(entry->bytes), msg->xfer, r.mid, FALSE));
+                 outgoing(g, from, g_byte_array_ref(entry->bytes), msg, msg->xfer, r.mid, FALSE));
         /* The response follows as a CON of the gateway's own. */
         resp.type = COAP_CON;
         resp.mid = g->next_mid++;
-        outgoing_t *o = outgoing(g, from, coap_msg_encode(&resp), msg->xfer, r.mid, resp.block2.present);
+        outgoing_t *o = outgoing(g, from, coap_msg_encode(&resp), msg, msg->xfer, r.mid, resp.block2.present);
         o->mid = resp.mid;
         o->timeout_us = (gint64)(1e6 * p->ack_timeout_s * world_uniform(w, 1.0, p->ack_random_factor));
         g_hash_table_insert(g->pending, GUINT_TO_POINTER(((guint)from->idx << 16) | o->mid), o);
@@ -359,7 +362,7 @@ void gateway_app_deliver(world_t *w, node_t *from, const app_msg_t *msg)
     } else {
         entry->bytes = coap_msg_encode(&resp);
         world_at(w, world_now(w) + proc, send_event, g,
-                 outgoing(g, from, g_byte_array_ref(entry->bytes), msg->xfer, r.mid, entry->has_block2));
+                 outgoing(g, from, g_byte_array_ref(entry->bytes), msg, msg->xfer, r.mid, entry->has_block2));
     }
     g_hash_table_insert(g->cache, key, entry);
     if (blob)

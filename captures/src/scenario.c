@@ -181,6 +181,25 @@ static void apply_openthread(sim_params_t *p)
 /* Two meters at once on a three-hop path with background traffic: meter 0
  * loses its link for a while and resumes, meter 1 asks for 1024-byte blocks
  * and the gateway renegotiates to 256. */
+/* A slow backhaul: the round trip to the gateway (2-5 s) is longer than
+ * ACK_TIMEOUT, so the meter retransmits requests whose answers are only
+ * late, on a radio link that loses nothing. */
+static void apply_slow_backhaul(sim_params_t *p)
+{
+    p->loss_model = LOSS_BERNOULLI;
+    p->loss = 0;
+    p->busy_drop = 0;
+    p->rtt_ms = 3500;
+    p->rtt_jitter_ms = 3000;
+}
+
+/* The same slow backhaul behind the usual bursty 5% radio link. */
+static void apply_slow_lossy(sim_params_t *p)
+{
+    p->rtt_ms = 3500;
+    p->rtt_jitter_ms = 3000;
+}
+
 /* The same image downloaded again and again, hours apart, by a meter that
  * reboots in between and so uses its Message IDs again; the second attempt
  * dies in a link outage and the third starts over from block 0. */
@@ -241,6 +260,9 @@ static const scenario_t SCENARIOS[] = {
       apply_two_meters },
     { "repeat", "one image downloaded four times 3 h apart, Message IDs reused; the 2nd attempt dies in an outage",
       apply_repeat },
+    { "slow-backhaul", "2-5 s round trip to the gateway, above ACK_TIMEOUT, on a radio link that loses nothing",
+      apply_slow_backhaul },
+    { "slow-lossy", "the slow backhaul behind the default bursty 5% radio link", apply_slow_lossy },
 };
 
 const scenario_t *scenario_find(const char *name)

@@ -18,6 +18,13 @@
 
 #define NO_TIME G_MININT64
 
+static int cmp_i64(const void *a, const void *b)
+{
+    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+
+    return x < y ? -1 : x > y;
+}
+
 typedef struct {
     int      order;              /* creation order, breaks ties */
     gboolean upstream;
@@ -26,6 +33,7 @@ typedef struct {
     guint8   code;
     guint16  mid;
     guint16  answers;            /* responses: the MID of the request they answer */
+    const void *answers_rec;     /* ... and the record of the transmission answered (the gateway's) */
     gboolean b2_present, b2_more;
     gint64   block;              /* byte offset: a request's Block2/Block1, a response's Block2; -1 none */
     guint32  payload_len;
@@ -112,6 +120,8 @@ void on_air_datagram(on_air_t *oa, datagram_t *dg)
     }
     g_ptr_array_add(recs, r);
     dg->truth_rec = r;
+    dg->msg.rec = r;
+    r->answers_rec = dg->msg.answers_rec;
 }
 
 static void add_air(dg_rec_t *r, gint64 end_us, gint64 dur_us)
@@ -166,13 +176,17 @@ typedef struct {
     guint32 len;
     guint   rounds;
     GArray *round_at;             /* gint64: first copy of each round */
+    GPtrArray *round_recs;        /* const dg_rec_t*: each round, in order of its first copy */
+    GArray *spurious;             /* gboolean per round: a spurious retransmission (docs/ota-sessions.md) */
+    gboolean lost;                /* a copy of the exchange was lost on air */
+    guint   answers_before_acc;   /* answer rounds whose first copy came before the accepted one's */
     gint64  first, last_first;    /* first copy of its first and of its last round */
     gint64  acc_first, acc_last;  /* its accepted response round's first and last copy */
 } req_t;
 
 typedef struct {
     gint64  first_request, last_response, last_activity;
-    guint32 blocks, bytes, requests, retransmissions, rerequests, mac_retries;
+    guint32 blocks, bytes, requests, retransmissions, rerequests, mac_retries, spurious_retransmissions;
     guint32 frag_copies, frag_incomplete, frags_lost;
     guint32 copies, frames, frames_unacked;
     guint32 request_copies, request_copies_lost, request_frames_complete;
@@ -321,6 +335,77 @@ static void responses(summary_t *m, GPtrArray *recs, GHashTable *reqs, GHashTabl
     }
 }
 
+/* A copy of the datagram lost on air: sent on a hop but incomplete there,
+ * or with a fragment never acknowledged. */
+static gboolean rec_lost(const dg_rec_t *r)
+{
+    for (int h = 0; h < r->n_hops; h++)
+        if (r->sent[h] && (r->copy_us[h] == NO_TIME || (r->sent[h] & ~r->acked[h]) != 0))
+            return TRUE;
+    return FALSE;
+}
+
+/* Rounds by their first copy; data: non-NULL for the gateway's view. */
+static gint round_cmp(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const dg_rec_t *x = *(const dg_rec_t *const *)a, *y = *(const dg_rec_t *const *)b;
+    gboolean gw = data != NULL;
+    gint64 p = first_copy(x, gw), q = first_copy(y, gw);
+
+    if (p != q)
+        return p < q ? -1 : 1;
+    return x->order - y->order;
+}
+
+/* Spurious retransmissions (docs/ota-sessions.md), from what the gateway
+ * answered: a round after the first whose request saw nothing of its
+ * exchange lost on air, and the gateway's answer to an earlier round came
+ * after it. The sniffer has to infer which round an answer answers; here
+ * it is known. */
+static void spurious(summary_t *m, GPtrArray *recs, GPtrArray *order, gboolean gw)
+{
+    for (guint i = 0; i < order->len; i++) {
+        req_t *q = g_ptr_array_index(order, i);
+        guint n = q->round_recs->len;
+        gboolean lost = FALSE;
+
+        g_ptr_array_sort_with_data(q->round_recs, round_cmp, gw ? q : NULL);
+        g_array_set_size(q->spurious, n);
+        for (guint k = 0; !gw && k < recs->len; k++) {
+            const dg_rec_t *r = g_ptr_array_index(recs, k);
+            if ((r->upstream && r->request && r->mid == q->mid) ||
+                (!r->upstream && r->response && r->answers == q->mid))
+                lost |= rec_lost(r);
+        }
+        for (guint k = 0; q->acc_first != NO_TIME && k < recs->len; k++) {
+            const dg_rec_t *r = g_ptr_array_index(recs, k);
+            gint64 fc = first_copy(r, gw);
+            q->answers_before_acc += !r->upstream && r->response && r->answers == q->mid && fc != NO_TIME &&
+                                     fc < q->acc_first;
+        }
+        for (guint k = 1; !lost && k < n; k++) {
+            gint64 sent = first_copy(g_ptr_array_index(q->round_recs, k), gw);
+            for (guint a = 0; a < recs->len; a++) {
+                const dg_rec_t *r = g_ptr_array_index(recs, a);
+                gint64 fc = first_copy(r, gw);
+                gboolean earlier = FALSE;
+                for (guint j = 0; j < k; j++)
+                    earlier |= r->answers_rec == g_ptr_array_index(q->round_recs, j);
+                if (!r->upstream && r->response && earlier && fc != NO_TIME && fc > sent) {
+                    g_array_index(q->spurious, gboolean, k) = TRUE;
+                    m->spurious_retransmissions++;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+static gboolean is_spurious(const req_t *q, guint k)
+{
+    return k < q->spurious->len && g_array_index(q->spurious, gboolean, k);
+}
+
 /* Requests in the order of their first copy: re-requests (a new MID for a
  * block already asked for) and the meter's turn-around before each new block. */
 static void request_order(summary_t *m, GPtrArray *order)
@@ -339,7 +424,15 @@ static void request_order(summary_t *m, GPtrArray *order)
         if (q->acc_last != NO_TIME) {
             gint64 v = q->acc_last - q->first;
             g_array_append_val(m->rtt_first, v);
-            v = q->acc_last - q->last_first;
+            /* From the round the accepted answer answers: the last, or after
+             * spurious retransmissions the one whose turn it is (as the
+             * sniffer counts: the answers that came before it). */
+            gint64 from = q->last_first;
+            if (is_spurious(q, q->rounds - 1)) {
+                g_array_sort(q->round_at, cmp_i64);
+                from = g_array_index(q->round_at, gint64, MIN(q->answers_before_acc, q->rounds - 1));
+            }
+            v = q->acc_last - from;
             g_array_append_val(m->rtt_last, v);
         }
         if (g_hash_table_contains(asked, &q->block)) {
@@ -360,17 +453,13 @@ static void req_free(gpointer p)
     req_t *q = p;
 
     g_array_free(q->round_at, TRUE);
+    g_ptr_array_free(q->round_recs, TRUE);
+    g_array_free(q->spurious, TRUE);
     g_free(q);
 }
 
 /* ---- where the time went (docs/ota-sessions.md) ---- */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
-
-    return x < y ? -1 : x > y;
-}
 
 
 enum { SPLIT_AIR, SPLIT_TIMEOUTS, SPLIT_NETWORK, SPLIT_TURNAROUND };
@@ -426,7 +515,7 @@ static void time_split(summary_t *m, GPtrArray *order, gint64 end)
         g_array_sort(q->round_at, cmp_i64);
         for (guint k = 0; k < q->round_at->len; k++)
             mark(marks, g_array_index(q->round_at, gint64, k),
-                 k + 1 == q->round_at->len && answered ? SPLIT_NETWORK : SPLIT_TIMEOUTS);
+                 (k + 1 == q->round_at->len && answered) || is_spurious(q, k + 1) ? SPLIT_NETWORK : SPLIT_TIMEOUTS);
         if (answered)
             mark(marks, q->acc_last, SPLIT_TURNAROUND);
     }
@@ -490,16 +579,21 @@ static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block
             q->first = q->last_first = fc;
             q->acc_first = q->acc_last = NO_TIME;
             q->round_at = g_array_new(FALSE, FALSE, sizeof(gint64));
+            q->round_recs = g_ptr_array_new();
+            q->spurious = g_array_new(FALSE, TRUE, sizeof(gboolean));
             g_hash_table_insert(reqs, GUINT_TO_POINTER(r->mid), q);
             g_ptr_array_add(order, q);
         }
         q->rounds++;
         g_array_append_val(q->round_at, fc);
+        g_ptr_array_add(q->round_recs, (gpointer)r);
         q->first = MIN(q->first, fc);
         q->last_first = MAX(q->last_first, fc);
     }
-    if (recs)
+    if (recs) {
         responses(m, recs, reqs, blocks, gw, block1);
+        spurious(m, recs, order, gw);
+    }
     request_order(m, order);
     gint64 end = m->last_response != NO_TIME ? m->last_response : m->last_activity;
     if (m->first_request != NO_TIME && end > m->first_request) {
@@ -572,10 +666,10 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
         g_string_append(s, ", \"duration_s\": null, \"rate_Bps\": null");
     g_string_append_printf(s,
         ",\n       \"blocks\": %u, \"bytes\": %u, \"complete\": %s, \"requests\": %u, "
-        "\"retransmissions\": %u, \"rerequests\": %u,\n       \"mac_retries\": %u, "
+        "\"retransmissions\": %u, \"spurious_retransmissions\": %u, \"rerequests\": %u,\n       \"mac_retries\": %u, "
         "\"datagrams_fragmented\": %u, \"datagrams_incomplete\": %u, \"fragments_lost\": %u,\n       ",
         m.blocks, m.bytes, m.last_response != NO_TIME ? "true" : "false", m.requests,
-        m.retransmissions, m.rerequests, m.mac_retries, m.frag_copies, m.frag_incomplete,
+        m.retransmissions, m.spurious_retransmissions, m.rerequests, m.mac_retries, m.frag_copies, m.frag_incomplete,
         m.frags_lost);
     put_quantiles(s, "rtt_first", m.rtt_first);
     g_string_append(s, ", ");

@@ -33,6 +33,8 @@ typedef struct {
     gboolean      has_block2;    /* a response carrying a Block2 option */
     gint64        gw_time_us;    /* when the gateway sent it (responses) */
     guint16       req_mid;       /* the gateway's messages: MID of the request answered */
+    const void   *rec;           /* the truth's record of the datagram carrying it */
+    const void   *answers_rec;   /* the gateway's messages: the record of the request transmission answered */
 } app_msg_t;
 
 struct node {

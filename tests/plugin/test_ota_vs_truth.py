@@ -11,7 +11,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures"))
 import tshark_view as tv  # noqa: E402
 
-COUNTS = ["blocks", "bytes", "requests", "retransmissions", "rerequests", "mac_retries",
+COUNTS = ["blocks", "bytes", "requests", "retransmissions", "spurious_retransmissions", "rerequests", "mac_retries",
           "datagrams_fragmented", "datagrams_incomplete", "fragments_lost", "stalls", "datagram_copies",
           "frames_sent", "frames_unacked", "request_copies", "request_copies_lost", "request_frames_complete",
           "response_copies", "response_copies_lost", "response_frames_complete", "response_bytes_complete",
