@@ -948,7 +948,8 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
         ota_round_t *rn = (ota_round_t *)wmem_array_index(o->rounds, nr - 1);
         /* Turn-around: a request for a new block (not the first), from the
          * accepted response of the request just before it. */
-        if (new_block && have_prev && prev_accepted >= 0) {
+        /* (At the gateway an answer may leave after the next request came.) */
+        if (new_block && have_prev && prev_accepted >= 0 && prev_accepted <= r0->first_us) {
             gint64 d = r0->first_us - prev_accepted;
             wmem_array_append_one(ta, d);
         }

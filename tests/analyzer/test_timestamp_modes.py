@@ -22,7 +22,8 @@ from test_analyser_vs_truth import as_tsv_row  # noqa: E402
 from analyser_run import Analyser, prefs_args  # noqa: E402
 
 RUNS = [("default", "195"), ("multihop", "230"), ("secure", "283"), ("busy", "zep"), ("router", "195"),
-        ("openthread", "283"), ("two-meters", "230"), ("bernoulli", "zep"), ("renegotiate", "195")]
+        ("openthread", "283"), ("two-meters", "230"), ("bernoulli", "zep"), ("renegotiate", "195"),
+        ("repeat", "283"), ("slow-backhaul", "zep"), ("slow-lossy", "230")]
 MODES = ["end", "start", "host"]
 LOSS_INPUTS = ["exchange_loss", "response_frames", "block_overhead_bytes", "request_loss", "first_frame_loss",
                "later_frame_loss", "added_frame_loss", "hops"]

@@ -10,7 +10,8 @@ import tempfile
 RUNS = [(s, seed, "195") for s in ("default", "multihop", "secure", "busy", "router", "openthread",
                                    "two-meters", "bernoulli", "renegotiate", "edge-szx7",
                                    "edge-szx0-empty", "repeat", "slow-backhaul", "slow-lossy") for seed in (31, 32)]
-RUNS += [("two-meters", 33, "zep"), ("secure", 33, "283"), ("multihop", 33, "gateway")]
+RUNS += [("two-meters", 33, "zep"), ("secure", 33, "283"), ("multihop", 33, "gateway"),
+         ("slow-backhaul", 33, "gateway"), ("slow-lossy", 33, "gateway"), ("repeat", 33, "gateway")]
 
 
 def main():
