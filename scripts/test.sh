@@ -43,7 +43,7 @@ part() {
 host_suite() {
     cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON >/dev/null &&
         cmake --build build-test -j"$jobs" &&
-        (cd build-test && ctest -j"$jobs" --output-on-failure) &&
+        (cd build-test && ctest -j"$jobs" --timeout 900 --output-on-failure) &&
         mkdir -p "$out/$1" &&
         python3 tests/versions/analyser_reports.py build-test/analyzer/meterscope "$out/$1/reports" &&
         cmake --build build-test --target deb >/dev/null &&
@@ -54,7 +54,7 @@ host_sanitized_suite() {
     cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON \
           -DMETERSCOPE_SANITIZE=ON >/dev/null &&
         cmake --build build-sanitize -j"$jobs" &&
-        (cd build-sanitize && ctest -j"$jobs" --output-on-failure)
+        (cd build-sanitize && ctest -j"$jobs" --timeout 900 --output-on-failure)
 }
 
 deb_install() {
