@@ -13,18 +13,20 @@ for p in wireshark-qt xvfb xdotool imagemagick; do
         { [ "$(id -u)" = 0 ] && s="" || s=sudo; $s env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p"; }
 done
 tmp=$(mktemp -d)
+# The plugin folder is named for the Wireshark minor version (4.0, 4.4, 4.6).
+ws_minor=$(tshark --version 2>/dev/null | sed -n '1s/.* \([0-9]*\.[0-9]*\)\..*/\1/p')
 display=:$((90 + $$ % 9))
 # Wider than the shots of the packet tree: the statistics table has 23 columns.
 wide=2600
 Xvfb "$display" -screen 0 ${wide}x1100x24 -ac >/dev/null 2>&1 &
 xvfb=$!
 trap 'kill $xvfb 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/plugins/4.0/epan" "$tmp/home/.config/wireshark"
+mkdir -p "$tmp/plugins/$ws_minor/epan" "$tmp/home/.config/wireshark"
 # Window geometry and a short packet list, so the packet details get the room.
 printf 'gui.geometry_main_x: 0\ngui.geometry_main_y: 0\ngui.geometry_main_width: 1500\ngui.geometry_main_height: 1100\n' \
     > "$tmp/home/.config/wireshark/recent_common"
 printf 'gui.geometry_main_upper_pane: 230\n' > "$tmp/home/.config/wireshark/recent"
-cp "$so" "$tmp/plugins/4.0/epan/"
+cp "$so" "$tmp/plugins/$ws_minor/epan/"
 cp "$root"/captures/committed/*.pcap "$tmp/"
 chmod -R a+rwX "$tmp"
 sleep 2

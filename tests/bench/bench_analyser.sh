@@ -34,19 +34,21 @@ tshark=$(command -v tshark)
 pref=6lowpan.context1:2001:db8:1::/64
 big_opts="--scenario busy --seed 1 --image-size 3145728 --szx 2 --max-duration 21600"
 tmp=$(mktemp -d)
+# The plugin folder is named for the Wireshark minor version (4.0, 4.4, 4.6).
+ws_minor=$(tshark --version 2>/dev/null | sed -n '1s/.* \([0-9]*\.[0-9]*\)\..*/\1/p')
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
 "$here/../../captures/make-field-set.sh" "$build/captures/meter-sim" "$tmp/cap" >/dev/null
 # shellcheck disable=SC2086 # big_opts is a list of options
 "$build/captures/meter-sim" $big_opts --quiet --output "$tmp/cap/busy-2m.pcap"
-mkdir -p "$tmp/with/4.0/epan" "$tmp/home" "$tmp/run" "$tmp/bin"
+mkdir -p "$tmp/with/$ws_minor/epan" "$tmp/home" "$tmp/run" "$tmp/bin"
 # Copies, so that a rebuild during the benchmark cannot swap them halfway.
-cp "$build/plugin/meterscope.so" "$tmp/with/4.0/epan/"
+cp "$build/plugin/meterscope.so" "$tmp/with/$ws_minor/epan/"
 cp "$build/analyzer/meterscope" "$tmp/bin/"
 chmod -R a+rwX "$tmp"
 chmod 755 "$tmp"
-plugin=$tmp/with/4.0/epan/meterscope.so
+plugin=$tmp/with/$ws_minor/epan/meterscope.so
 : >"$tmp/errors"
 
 frames() {
