@@ -11,18 +11,13 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "captures"))
+sys.path.insert(0, os.path.join(HERE, ".."))
 import tshark_view as tv  # noqa: E402
+from checks import Checks  # noqa: E402
 from analyser_run import Analyser  # noqa: E402
 
 PREF = "6lowpan.context1:2001:db8:1::/64"
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print(("ok    " if ok else "FAIL  ") + what)
-    passed += bool(ok)
-    failed += not ok
+check = Checks()
 
 
 def main():
@@ -62,8 +57,7 @@ def main():
         n = sum(1 for r in rows if (r["path"], r["kind"]) == key)
         check(groups.get(key) == n, "comparison: %d transfer(s) of /%s (%s) under their own heading, %s found"
               % (n, key[0], key[1], groups.get(key)))
-    print("tables: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return check.summary("tables")
 
 
 if __name__ == "__main__":

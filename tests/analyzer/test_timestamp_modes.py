@@ -16,7 +16,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "captures"))
 sys.path.insert(0, os.path.join(HERE, "..", "plugin"))
+sys.path.insert(0, os.path.join(HERE, ".."))
 import tshark_view as tv  # noqa: E402
+from checks import Checks  # noqa: E402
 from test_ota_vs_truth import differences, HOST_SPAN_S  # noqa: E402
 from test_analyser_vs_truth import as_tsv_row  # noqa: E402
 from analyser_run import Analyser, prefs_args  # noqa: E402
@@ -29,14 +31,7 @@ LOSS_INPUTS = ["exchange_loss", "response_frames", "block_overhead_bytes", "requ
                "later_frame_loss", "added_frame_loss", "hops"]
 TIME_INPUTS = ["air_s_per_block", "network_s_per_block", "turnaround_s_per_block", "timeouts_s_per_block"]
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print(("ok    " if ok else "FAIL  ") + what)
-    passed += bool(ok)
-    failed += not ok
+check = Checks()
 
 
 def main():
@@ -91,8 +86,7 @@ def main():
                       "stamps%s" % (scenario, seed, mode, (": " + "; ".join(diff)) if diff else ""))
     finally:
         a.close()
-    print("timestamp modes: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return check.summary("timestamp modes")
 
 
 if __name__ == "__main__":

@@ -6,8 +6,12 @@ each answered by a piggy-backed 2.05 with the block (RFC 7252 3, RFC 7959
 `wpan` (the default): IEEE 802.15.4 frames with FCS (link type 195), 6LoWPAN
 IPHC with inline addresses and UDP, each acknowledged; `gateway`: Ethernet
 and IPv6. Written by hand: the frames are a few struct.pack calls."""
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plugin"))
+from test_malformed_frag import fcs  # noqa: E402  (IEEE 802.15.4 FCS)
 
 METER = bytes.fromhex("20010db8000100000212" "4b0001a0c000")
 GATEWAY = bytes.fromhex("20010db800ff00000000" "000000000001")
@@ -47,16 +51,6 @@ def udp_ipv6(src, dst, sport, dport, data):
     hdr = struct.pack(">HHHH", sport, dport, udp_len, csum)
     ip = struct.pack(">IHBB", 6 << 28, udp_len, 17, 64) + src + dst
     return ip + hdr + data
-
-
-def fcs(data):
-    """IEEE 802.15.4 FCS: CRC-16/KERMIT, little-endian."""
-    crc = 0
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
-    return struct.pack("<H", crc)
 
 
 def wpan_data(seq, src16, dst16, payload):

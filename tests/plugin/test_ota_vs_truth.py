@@ -46,12 +46,7 @@ def differences(row, x, stamp="end"):
     if stamp == "host":
         return host_differences(row, x)
     oa = x["on_air"]
-    diff = []
-    for k in COUNTS:
-        if int(row[k]) != oa[k]:
-            diff.append("%s %s != %s" % (k, row[k], oa[k]))
-    if (row["complete"] == "1") != oa["complete"]:
-        diff.append("complete")
+    diff = count_differences(row, oa)
     for k in TIMES_US:
         want = oa[k] if oa[k] is not None else -1
         if int(row[k]) != want:
@@ -71,14 +66,16 @@ def differences(row, x, stamp="end"):
     return diff
 
 
-def host_differences(row, x):
-    oa = x["on_air"]
-    diff = []
-    for k in COUNTS:
-        if int(row[k]) != oa[k]:
-            diff.append("%s %s != %s" % (k, row[k], oa[k]))
+def count_differences(row, oa):
+    diff = ["%s %s != %s" % (k, row[k], oa[k]) for k in COUNTS if int(row[k]) != oa[k]]
     if (row["complete"] == "1") != oa["complete"]:
         diff.append("complete")
+    return diff
+
+
+def host_differences(row, x):
+    oa = x["on_air"]
+    diff = count_differences(row, oa)
     for k in TIMES_US:
         late = int(row[k]) - oa[k] if oa[k] is not None else None
         if oa[k] is None and int(row[k]) != -1 or late is not None and not HOST_LATE_US[0] <= late <= HOST_LATE_US[1]:

@@ -12,19 +12,14 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "plugin"))
+sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "analyzer"))
 sys.path.insert(0, os.path.join(HERE, "..", "captures"))
 from test_ota_vs_truth import differences  # noqa: E402
+from checks import Checks  # noqa: E402
 from test_analyser_vs_truth import as_tsv_row  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print(("ok    " if ok else "FAIL  ") + what)
-    passed += ok
-    failed += not ok
+check = Checks()
 
 
 def read(d, name):
@@ -66,8 +61,7 @@ def main():
               % (x["id"], x["uri_path"], (" (" + "; ".join(diff) + ")") if diff else ""))
     left = read(d, "left").split()
     check(not left, "apt-get purge leaves none of the package's files%s" % ((": " + " ".join(left)) if left else ""))
-    print("deb %s: %d passed, %d failed" % (suite, passed, failed))
-    return 1 if failed else 0
+    return check.summary("deb-" + suite)
 
 
 if __name__ == "__main__":
