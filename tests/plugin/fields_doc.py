@@ -36,6 +36,10 @@ def render(sandbox, so):
             if m.group(1).startswith("meter."):
                 lines += block + [line, ""]
             block = []
+        elif line.startswith("# Equivalently, one of: ") and block and block[-1].startswith("# One of: "):
+            # 4.6 lists an enum's names, then "Equivalently" its descriptions; 4.0 and 4.4 only
+            # the descriptions.
+            block[-1] = "# One of: " + line[len("# Equivalently, one of: "):]
         elif line.startswith("#") and not line.startswith("####"):
             block.append(line)
         else:
