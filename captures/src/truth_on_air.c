@@ -178,7 +178,6 @@ typedef struct {
     GArray *round_at;             /* gint64: first copy of each round */
     GPtrArray *round_recs;        /* const dg_rec_t*: each round, in order of its first copy */
     GArray *spurious;             /* gboolean per round: a spurious retransmission (docs/ota-sessions.md) */
-    gboolean lost;                /* a copy of the exchange was lost on air */
     guint   answers_before_acc;   /* answer rounds whose first copy came before the accepted one's */
     gint64  first, last_first;    /* first copy of its first and of its last round */
     gint64  acc_first, acc_last;  /* its accepted response round's first and last copy */
@@ -364,34 +363,47 @@ static gint round_cmp(gconstpointer a, gconstpointer b, gpointer data)
  * it is known. */
 static void spurious(summary_t *m, GPtrArray *recs, GPtrArray *order, gboolean gw)
 {
+    /* Each exchange's datagrams, by the request's MID: its request rounds
+     * (seen or not) and the responses answering it. */
+    GHashTable *exchanges = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                                  (GDestroyNotify)g_ptr_array_unref);
+    for (guint k = 0; k < recs->len; k++) {
+        const dg_rec_t *r = g_ptr_array_index(recs, k);
+        gboolean request = r->upstream && r->request, answer = !r->upstream && r->response;
+        if (!request && !answer)
+            continue;
+        gpointer key = GUINT_TO_POINTER(request ? r->mid : r->answers);
+        GPtrArray *ex = g_hash_table_lookup(exchanges, key);
+        if (!ex) {
+            ex = g_ptr_array_new();
+            g_hash_table_insert(exchanges, key, ex);
+        }
+        g_ptr_array_add(ex, (gpointer)r);
+    }
     for (guint i = 0; i < order->len; i++) {
         req_t *q = g_ptr_array_index(order, i);
+        GPtrArray *ex = g_hash_table_lookup(exchanges, GUINT_TO_POINTER(q->mid));
         guint n = q->round_recs->len;
         gboolean lost = FALSE;
 
         g_ptr_array_sort_with_data(q->round_recs, round_cmp, gw ? q : NULL);
         g_array_set_size(q->spurious, n);
-        for (guint k = 0; !gw && k < recs->len; k++) {
-            const dg_rec_t *r = g_ptr_array_index(recs, k);
-            if ((r->upstream && r->request && r->mid == q->mid) ||
-                (!r->upstream && r->response && r->answers == q->mid))
-                lost |= rec_lost(r);
-        }
-        for (guint k = 0; q->acc_first != NO_TIME && k < recs->len; k++) {
-            const dg_rec_t *r = g_ptr_array_index(recs, k);
+        for (guint k = 0; !gw && ex && k < ex->len; k++)
+            lost |= rec_lost(g_ptr_array_index(ex, k));
+        for (guint k = 0; q->acc_first != NO_TIME && ex && k < ex->len; k++) {
+            const dg_rec_t *r = g_ptr_array_index(ex, k);
             gint64 fc = first_copy(r, gw);
-            q->answers_before_acc += !r->upstream && r->response && r->answers == q->mid && fc != NO_TIME &&
-                                     fc < q->acc_first;
+            q->answers_before_acc += !r->upstream && fc != NO_TIME && fc < q->acc_first;
         }
         for (guint k = 1; !lost && k < n; k++) {
             gint64 sent = first_copy(g_ptr_array_index(q->round_recs, k), gw);
-            for (guint a = 0; a < recs->len; a++) {
-                const dg_rec_t *r = g_ptr_array_index(recs, a);
+            for (guint a = 0; ex && a < ex->len; a++) {
+                const dg_rec_t *r = g_ptr_array_index(ex, a);
                 gint64 fc = first_copy(r, gw);
                 gboolean earlier = FALSE;
                 for (guint j = 0; j < k; j++)
                     earlier |= r->answers_rec == g_ptr_array_index(q->round_recs, j);
-                if (!r->upstream && r->response && earlier && fc != NO_TIME && fc > sent) {
+                if (!r->upstream && earlier && fc != NO_TIME && fc > sent) {
                     g_array_index(q->spurious, gboolean, k) = TRUE;
                     m->spurious_retransmissions++;
                     break;
@@ -399,6 +411,7 @@ static void spurious(summary_t *m, GPtrArray *recs, GPtrArray *order, gboolean g
             }
         }
     }
+    g_hash_table_destroy(exchanges);
 }
 
 static gboolean is_spurious(const req_t *q, guint k)
