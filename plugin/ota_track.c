@@ -421,9 +421,10 @@ static void attribute_copies(ota_track_t *t, ota_msg_t *msg, gint64 now)
 }
 
 /* Was a copy of msg that began at `after` or later lost before `before`?
- * The newest copies first: the list is in the order copies began, so the
- * search stops at the first one older than `after`. `current`, the copy the
- * frame being read completes, has no ACK yet and is not asked about. */
+ * The newest copies first: the list is in the order copies showed their
+ * CoAP header (a FRAG1 may come after its FRAGNs), so the search stops at
+ * the first copy older than `after` by a hop window. `current`, the copy
+ * the frame being read completes, has no ACK yet and is not asked about. */
 static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guint8 type, gint64 after,
                                 gint64 before, const ota_copy_t *current)
 {
@@ -431,8 +432,10 @@ static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guin
 
     for (guint i = list ? wmem_array_get_count(list) : 0; i > 0; i--) {
         ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i - 1);
-        if (c->first_us < after)
+        if (c->first_us < after - HOP_WINDOW_US)
             break;
+        if (c->first_us < after)
+            continue;
         if (c != current && c->coap_type == type && copy_lost(t, c, before) &&
             (type != 0 || c->coap_code == msg->code))
             return TRUE;
@@ -804,6 +807,19 @@ static gboolean round_spurious(const ota_msg_t *req, guint k)
     return rd && rd->result && rd->result->cause == OTA_CAUSE_SPURIOUS;
 }
 
+/* How many rounds of the request's responses (duplicates too) had their
+ * first copy before t: the answers the meter had by then. */
+static guint answers_before(const ota_msg_t *req, gint64 t)
+{
+    guint n = 0;
+    for (guint i = 0; req->responses && i < wmem_array_get_count(req->responses); i++) {
+        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(req->responses, i);
+        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++)
+            n += ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us < t;
+    }
+    return n;
+}
+
 /* ---- where the time went ---- */
 
 enum { SPLIT_TIMEOUTS, SPLIT_NETWORK, SPLIT_TURNAROUND, SPLIT_N };
@@ -970,15 +986,8 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
          * the last one, or after spurious retransmissions the one whose
          * turn it is among the answers. */
         const ota_round_t *answered = rn;
-        if (round_spurious(o, nr - 1)) {
-            guint j = 0;
-            for (guint a = 0; a < wmem_array_get_count(o->responses); a++) {
-                const ota_msg_t *resp_msg = *(ota_msg_t **)wmem_array_index(o->responses, a);
-                for (guint k = 0; k < wmem_array_get_count(resp_msg->rounds); k++)
-                    j += ((ota_round_t *)wmem_array_index(resp_msg->rounds, k))->first_us < acc->first_us;
-            }
-            answered = (ota_round_t *)wmem_array_index(o->rounds, MIN(j, nr - 1));
-        }
+        if (round_spurious(o, nr - 1))
+            answered = (ota_round_t *)wmem_array_index(o->rounds, MIN(answers_before(o, acc->first_us), nr - 1));
         gint64 d1 = acc->last_us - r0->first_us, d2 = acc->last_us - answered->first_us;
         wmem_array_append_one(rf, d1);
         wmem_array_append_one(rl, d2);
@@ -1040,20 +1049,6 @@ guint32 ota_track_frame_transfer(const ota_frame_t *f)
     return f->copy && f->copy->msg ? f->copy->msg->xfer->id : 0;
 }
 
-/* The first copies of the rounds of a request's responses (duplicates
- * too), in time order (allocated in scope). */
-static wmem_array_t *response_round_starts(wmem_allocator_t *scope, const ota_msg_t *req)
-{
-    wmem_array_t *starts = wmem_array_new(scope, sizeof(gint64));
-    for (guint i = 0; req->responses && i < wmem_array_get_count(req->responses); i++) {
-        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(req->responses, i);
-        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++)
-            wmem_array_append_one(starts, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us);
-    }
-    wmem_array_sort(starts, cmp_i64);
-    return starts;
-}
-
 /* Was a datagram copy of the request or of one of its responses (with a
  * code) lost on air? Copies are tied to messages by now. */
 static gboolean exchange_lost(const ota_track_t *t, const ota_msg_t *req)
@@ -1076,22 +1071,20 @@ static gboolean exchange_lost(const ota_track_t *t, const ota_msg_t *req)
  * not lost. Its cause as first read may have taken an answer still on its
  * way (fragments in flight) for a lost one. Redone at every finalize (the
  * late answers come later). */
-static void mark_spurious(ota_track_t *t, ota_msg_t *req, wmem_allocator_t *scope)
+static void mark_spurious(ota_track_t *t, ota_msg_t *req)
 {
     guint nr = wmem_array_get_count(req->rounds);
-    if (nr < 2)
+    if (nr < 2 || exchange_lost(t, req))
         return;
-    gboolean lost = exchange_lost(t, req);
-    wmem_array_t *answers = response_round_starts(scope, req);
-    guint na = wmem_array_get_count(answers);
+    guint na = answers_before(req, G_MAXINT64);
 
     for (guint k = 1; k < nr; k++) {
         ota_round_t *rd = (ota_round_t *)wmem_array_index(req->rounds, k);
-        ota_copy_result_t *r = rd->result;
-        if (!r || lost)
+        if (!rd->result)
             continue;
-        gboolean late = k <= na && *(gint64 *)wmem_array_index(answers, k - 1) > rd->first_us;
-        r->cause = late ? OTA_CAUSE_SPURIOUS : OTA_CAUSE_NOTHING_VISIBLE;
+        /* Round k needs k answers; fewer had come by the time it was sent. */
+        gboolean late = k <= na && answers_before(req, rd->first_us + 1) < k;
+        rd->result->cause = late ? OTA_CAUSE_SPURIOUS : OTA_CAUSE_NOTHING_VISIBLE;
     }
 }
 
@@ -1168,7 +1161,7 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         for (guint k = 0; k < wmem_array_get_count(x->msgs); k++) {
             ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, k);
             if (o->is_request)
-                mark_spurious(t, o, tmp);
+                mark_spurious(t, o);
         }
         finalize_transfer(x, (wmem_array_t *)wmem_map_lookup(air_by_xfer, x), stall_s);
     }

@@ -259,7 +259,6 @@ static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *
                                         const char *dst)
 {
     msg_result_t *r = wmem_new0(wmem_file_scope(), msg_result_t);
-
     gint64 now = ts_us(pinfo);
 
     if (meter_coap_is_request(m)) {
@@ -292,11 +291,12 @@ static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *
             req = (request_rec_t *)wmem_map_lookup(requests_by_mid, mid_key(pinfo->pool, dst, src, m->mid));
         if (req && !meter_coap_mid_in_use(req->type, req->first_us, now))
             req = NULL;
-        if (!req && m->code != 0)
+        if (!req && m->code != 0) {
             req = (request_rec_t *)wmem_map_lookup(requests_by_token, token_key(pinfo->pool, m, dst, src));
-        /* A token names one exchange too, within its lifetime. */
-        if (req && !meter_coap_mid_in_use(0, req->first_us, now))
-            req = NULL;
+            /* A token names one exchange too, within its lifetime. */
+            if (req && !meter_coap_mid_in_use(0, req->first_us, now))
+                req = NULL;
+        }
         if (req && m->code != 0) {
             if (!req->response_frame)
                 req->response_frame = pinfo->num;
