@@ -65,7 +65,7 @@ deb_install() {
 
 # The Debian release each supported Wireshark comes with.
 suites="bookworm:4.0:Debian-12 trixie:4.4:Debian-13 sid:4.6:Debian-unstable"
-here=$(tshark --version | sed -n '1s/.* \([0-9]*\.[0-9]*\)\..*/\1/p')
+here=$(tests/tshark-minor tshark)
 case " $suites " in
     *":$here:"*) ;;
     *) echo "test.sh: this machine's Wireshark is $here; the suite knows 4.0, 4.4 and 4.6" >&2; exit 1 ;;

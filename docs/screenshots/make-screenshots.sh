@@ -14,7 +14,7 @@ for p in wireshark-qt xvfb xdotool imagemagick; do
 done
 tmp=$(mktemp -d)
 # The plugin folder is named for the Wireshark minor version (4.0, 4.4, 4.6).
-ws_minor=$(tshark --version 2>/dev/null | sed -n '1s/.* \([0-9]*\.[0-9]*\)\..*/\1/p')
+ws_minor=$("$here/../../tests/tshark-minor" tshark)
 display=:$((90 + $$ % 9))
 # Wider than the shots of the packet tree: the statistics table has 23 columns.
 wide=2600

@@ -35,7 +35,7 @@ pref=6lowpan.context1:2001:db8:1::/64
 big_opts="--scenario busy --seed 1 --image-size 3145728 --szx 2 --max-duration 21600"
 tmp=$(mktemp -d)
 # The plugin folder is named for the Wireshark minor version (4.0, 4.4, 4.6).
-ws_minor=$(tshark --version 2>/dev/null | sed -n '1s/.* \([0-9]*\.[0-9]*\)\..*/\1/p')
+ws_minor=$("$here/../tshark-minor" tshark)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 

@@ -13,7 +13,7 @@ build=${1:-$here/../../build}
 runs=${2:-5}
 tmp=$(mktemp -d)
 # The plugin folder is named for the Wireshark minor version (4.0, 4.4, 4.6).
-ws_minor=$(tshark --version 2>/dev/null | sed -n '1s/.* \([0-9]*\.[0-9]*\)\..*/\1/p')
+ws_minor=$("$here/../tshark-minor" tshark)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 "$here/../../captures/make-field-set.sh" "$build/captures/meter-sim" "$tmp/field" >/dev/null
 mkdir -p "$tmp/with/$ws_minor/epan" "$tmp/without/$ws_minor/epan" "$tmp/home"

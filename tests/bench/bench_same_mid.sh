@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
 runs=${2:-3}
 tshark=$(command -v tshark)
-version=$("$tshark" --version 2>/dev/null | sed -n '1s/.* \([0-9]*\.[0-9]*\)\..*/\1/p')
+version=$("$here/../tshark-minor" "$tshark")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
