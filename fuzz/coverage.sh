@@ -26,6 +26,6 @@ done
 llvm-profdata merge -sparse "$out"/*.profraw -o "$out/fuzz.profdata"
 # shellcheck disable=SC2086  # a word list on purpose
 llvm-cov report $objects -instr-profile="$out/fuzz.profdata" \
-    "$here/../plugin/senml.c" "$here/../plugin/mcuboot.c" "$here/../plugin/coap_view.c" \
-    "$here/../plugin/lowpan_view.c" "$here/../plugin/wpan_view.c" "$here/../plugin/ota_track.c" \
-    "$here/../plugin/packet-meter-cfg.c"
+    "$here/../plugin/core/senml.c" "$here/../plugin/core/mcuboot.c" "$here/../plugin/core/coap_view.c" \
+    "$here/../plugin/core/lowpan_view.c" "$here/../plugin/core/wpan_view.c" "$here/../plugin/core/ota_track.c" \
+    "$here/../plugin/epan/packet-meter-cfg.c"

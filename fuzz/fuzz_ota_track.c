@@ -47,8 +47,8 @@ static void message(fuzz_reader_t *r, ota_track_t *t, ota_frame_t *last, guint32
     tvbuff_t *payload = plen ? tvb_new_real_data(zeros, plen, (gint)plen) : NULL;
     m.payload = payload;
     guint8 how = fuzz_u8(r);
-    meter_ctx_t ctx = { &m, METER_RES_FIRMWARE, (how & 1) ? meter : gw, (how & 1) ? gw : meter, (how >> 1) % 4,
-                        *frame ? fuzz_u16(r) % (*frame + 1) : 0 };
+    ota_exchange_t ctx = { (how >> 1) % 4, (how & 1) ? meter : gw, (how & 1) ? gw : meter,
+                           *frame ? fuzz_u16(r) % (*frame + 1) : 0 };
     ++*frame;
     ota_copy_result_t *res = ota_track_message(t, (how & 0x10) ? last : NULL, last && (how & 0x10) ? last->frame : *frame,
                                                ts, (how & 0x20) ? "a" : "b", (how & 0x40) ? "a" : "b", &m, &ctx);

@@ -1,4 +1,4 @@
-/* test_mcuboot.c: the MCUboot parser and checks (plugin/mcuboot.c) on the
+/* test_mcuboot.c: the MCUboot parser and checks (plugin/core/mcuboot.c) on the
  * capture generator's own images (captures/src/payloads.c, compiled in
  * here: this program links only meter_plugin_core), on images crafted by
  * hand (protected TLVs) and on malformed ones: bad magic, hdr_size beyond

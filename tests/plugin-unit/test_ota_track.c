@@ -167,7 +167,7 @@ static meter_coap_t req_b1(fx_t *fx, guint16 mid, guint32 num, gboolean more, gu
 static ota_copy_result_t *message(fx_t *fx, ota_frame_t *f, gint64 us, const char *ip_src,
                                   const char *ip_dst, const meter_coap_t *m, guint32 req_frame)
 {
-    meter_ctx_t ctx = { m, METER_RES_FIRMWARE, &fx->meter, &fx->gw, fx->xfer, req_frame };
+    ota_exchange_t ctx = { fx->xfer, &fx->meter, &fx->gw, req_frame };
     return ota_track_message(fx->t, f, f ? f->frame : ++fx->frame, us, ip_src, ip_dst, m, &ctx);
 }
 

@@ -1,4 +1,4 @@
-/* test_senml.c: unit tests of plugin/senml.c (SenML-CBOR parsing and RFC
+/* test_senml.c: unit tests of plugin/core/senml.c (SenML-CBOR parsing and RFC
  * 8428 resolution) on tvb_new_real_data() buffers, without tshark.
  *
  * Packs are the RFC 8428 section 6 CBOR example, byte for byte, and packs

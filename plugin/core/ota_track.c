@@ -445,7 +445,7 @@ static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guin
 
 /* ---- messages, rounds, transfers ---- */
 
-static ota_transfer_t *get_transfer(ota_track_t *t, const meter_ctx_t *ctx, const meter_coap_t *m)
+static ota_transfer_t *get_transfer(ota_track_t *t, const ota_exchange_t *ctx, const meter_coap_t *m)
 {
     ota_transfer_t *x = (ota_transfer_t *)wmem_map_lookup(t->xfers, GUINT_TO_POINTER(ctx->transfer_id));
 
@@ -495,7 +495,7 @@ static ota_msg_t *earlier_request_for_block(ota_transfer_t *x, const ota_msg_t *
 
 ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
                                      const char *src, const char *dst, const meter_coap_t *m,
-                                     const meter_ctx_t *ctx)
+                                     const ota_exchange_t *ctx)
 {
     /* A frame's own time is its end, once the time base is known. */
     if (f)

@@ -8,7 +8,8 @@
 #define OTA_TRACK_H
 
 #include <epan/wmem_scopes.h>
-#include "packet-meter.h"
+#include <epan/address.h>
+#include "coap_msg.h"
 #include "lowpan_view.h"
 
 typedef guint64 ota_addr_t;     /* EUI-64, or 0xffff0000 | short address, 0 = none */
@@ -219,9 +220,14 @@ guint32          ota_track_frame_transfer(const ota_frame_t *f);
 void             ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv);
 /* A complete CoAP message copy in frame f (NULL f: no link layer, e.g. the
  * gateway's Ethernet). src/dst are the IPv6 endpoints as strings. */
+typedef struct {
+    guint32 transfer_id;         /* 0: not block-wise, not followed */
+    const address *meter, *gateway;
+    guint32 request_frame;       /* a response: its request's first frame; 0 if unknown */
+} ota_exchange_t;
 ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
                                      const char *src, const char *dst, const meter_coap_t *m,
-                                     const meter_ctx_t *ctx);
+                                     const ota_exchange_t *ctx);
 const ota_capture_counts_t *ota_track_counts(const ota_track_t *t);
 const ota_time_base_t *ota_track_time_base(const ota_track_t *t);
 /* The user says what the stamps mark: no reading from the gaps. */

@@ -11,7 +11,7 @@
 #ifndef COAP_VIEW_H
 #define COAP_VIEW_H
 
-#include "packet-meter.h"
+#include "coap_msg.h"
 
 /* Parses tvb[offset, offset + length). Strings and the payload tvb come
  * from scope / tvb. FALSE when the bytes are not a well-formed CoAP message

@@ -559,8 +559,9 @@ static void first_pass(packet_info *pinfo, proto_tree *tree)
                 .request_frame = r->request ? r->request->frame : 0,
             };
             m.path = r->path;
+            ota_exchange_t ex = { ctx.transfer_id, ctx.meter, ctx.gateway, ctx.request_frame };
             r->ota = ota_track_message(meter_ota_tracker(), fm->link, pinfo->num, ts_us(pinfo), src, dst,
-                                       &m, &ctx);
+                                       &m, &ex);
             size_hint(pinfo, &m, &ctx);
         }
         fm->msg[fm->n++] = r;
