@@ -29,7 +29,7 @@ static void read_block(fuzz_reader_t *r, meter_block_t *b)
 }
 
 static void message(fuzz_reader_t *r, ota_track_t *t, ota_frame_t *last, guint32 *frame, gint64 ts,
-                    const address *meter, const address *gw)
+                    const address *meter, const address *gw, wmem_allocator_t *tmp)
 {
     meter_coap_t m;
     memset(&m, 0, sizeof m);
@@ -47,11 +47,15 @@ static void message(fuzz_reader_t *r, ota_track_t *t, ota_frame_t *last, guint32
     tvbuff_t *payload = plen ? tvb_new_real_data(zeros, plen, (gint)plen) : NULL;
     m.payload = payload;
     guint8 how = fuzz_u8(r);
-    ota_exchange_t ctx = { (how >> 1) % 4, (how & 1) ? meter : gw, (how & 1) ? gw : meter,
-                           *frame ? fuzz_u16(r) % (*frame + 1) : 0 };
+    /* The exchange first, as the hook does: a message from the meter or the
+     * gateway, with one of two endpoint keys each way. */
+    const address *src = (how & 1) ? meter : gw, *dst = (how & 1) ? gw : meter;
+    const char *src_key = (how & 0x20) ? "a" : "b", *dst_key = (how & 0x40) ? "a" : "b";
     ++*frame;
-    ota_copy_result_t *res = ota_track_message(t, (how & 0x10) ? last : NULL, last && (how & 0x10) ? last->frame : *frame,
-                                               ts, (how & 0x20) ? "a" : "b", (how & 0x40) ? "a" : "b", &m, &ctx);
+    guint32 at = last && (how & 0x10) ? last->frame : *frame;
+    coap_exchange_t *ex = ota_track_exchange(t, &m, src_key, dst_key, src, dst, at, ts, tmp);
+    ota_image_hints_t hints = { (how & 2) != 0, (how & 4) ? (gint64)fuzz_u32(r) : -1 };
+    ota_copy_result_t *res = ota_track_message(t, (how & 0x10) ? last : NULL, at, ts, src_key, ex, &m, &hints);
     (void)res;
     if (payload)
         tvb_free(payload);
@@ -112,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case 3:
-            message(&r, t, last, &frame, ts, &meter, &gw);
+            message(&r, t, last, &frame, ts, &meter, &gw, scope);
             break;
         }
         if (op == 0xff)

@@ -9,6 +9,15 @@
 #include <string.h>
 #include <epan/tvbuff.h>
 
+/* RFC 7252 3: message types, and codes as class << 5 | detail. */
+enum { COAP_TYPE_CON = 0, COAP_TYPE_NON = 1, COAP_TYPE_ACK = 2, COAP_TYPE_RST = 3 };
+#define COAP_CODE_EMPTY    0u
+#define COAP_CODE_CONTENT  69u   /* 2.05 */
+#define COAP_CODE(cls, detail) ((guint8)((cls) << 5 | (detail)))
+
+static inline gboolean coap_code_is_success(guint8 code) { return code >= 64 && code < 96; }   /* 2.xx */
+static inline gboolean coap_code_is_error(guint8 code) { return code >= 128; }                /* 4.xx, 5.xx */
+
 typedef struct {
     gboolean present;
     gboolean empty;      /* zero-length option value (NUM 0, M 0, SZX 0) */
@@ -16,6 +25,12 @@ typedef struct {
     gboolean more;
     guint8   szx;        /* 0..7 */
 } meter_block_t;
+
+/* RFC 7959 2.2: the block size an SZX means (7 is reserved; read as 6's double). */
+static inline guint32 meter_block_size(guint8 szx)
+{
+    return 16u << MIN(szx, 7);
+}
 
 /* One CoAP message, parsed by coap_view.c from the bytes stock CoAP dissected. */
 typedef struct {
@@ -35,7 +50,7 @@ typedef struct {
 
 static inline gboolean meter_coap_is_request(const meter_coap_t *m)
 {
-    return m->code >= 1 && m->code < 32;
+    return m->code >= 1 && m->code < 32;   /* 0.01 .. 0.31 */
 }
 
 /* RFC 7252 4.8.2, default transmission parameters: how long a Message ID
@@ -50,7 +65,7 @@ static inline gboolean meter_coap_is_request(const meter_coap_t *m)
 static inline guint64 meter_coap_block_offset(const meter_coap_t *m)
 {
     const meter_block_t *b = m->block1.present ? &m->block1 : &m->block2;
-    return b->present ? (guint64)b->num << (4 + MIN(b->szx, 7)) : 0;
+    return b->present ? (guint64)b->num * meter_block_size(b->szx) : 0;
 }
 
 typedef struct {
@@ -74,7 +89,7 @@ static inline gboolean meter_coap_same_identity(const meter_coap_identity_t *a, 
 #define COAP_NON_LIFETIME_US      G_GINT64_CONSTANT(145000000)
 static inline gboolean meter_coap_mid_in_use(guint8 type, gint64 first_us, gint64 now_us)
 {
-    return now_us - first_us <= (type == 1 ? COAP_NON_LIFETIME_US : COAP_EXCHANGE_LIFETIME_US);
+    return now_us - first_us <= (type == COAP_TYPE_NON ? COAP_NON_LIFETIME_US : COAP_EXCHANGE_LIFETIME_US);
 }
 
 #endif

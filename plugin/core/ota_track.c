@@ -9,7 +9,8 @@
 #include <string.h>
 #include <epan/to_str.h>
 #include "ota_track.h"
-#include "key_text.h"
+#include "coap_exchange.h"
+#include "mcuboot.h"
 
 #define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
 /* IEEE 802.15.4-2015, O-QPSK 2.4 GHz: the receiver turns around in
@@ -46,8 +47,7 @@ struct ota_track {
     wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* */
     wmem_map_t   *copies_by_mid;   /* mid -> wmem_array of ota_copy_t*, in the order they began */
     wmem_map_t   *pending_by_mid;  /* mid -> wmem_list of the copies not tied to a message yet */
-    wmem_map_t   *msgs;            /* "src|dst|mid|type|code" -> ota_msg_t* */
-    wmem_map_t   *request_by_frame;/* first frame -> ota_msg_t* (requests) */
+    coap_exchanges_t *exchanges;   /* which request each message belongs to */
     wmem_map_t   *msgs_by_mid;     /* mid -> wmem_array of ota_msg_t* */
     wmem_array_t *copy_list;       /* every ota_copy_t* */
     wmem_array_t *xfer_list;       /* ota_transfer_t* in id order */
@@ -107,8 +107,7 @@ ota_track_t *ota_track_new(wmem_allocator_t *scope)
     t->copies = wmem_map_new(scope, copy_key_hash, copy_key_equal);
     t->copies_by_mid = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     t->pending_by_mid = wmem_map_new(scope, g_direct_hash, g_direct_equal);
-    t->msgs = wmem_map_new(scope, g_str_hash, g_str_equal);
-    t->request_by_frame = wmem_map_new(scope, g_direct_hash, g_direct_equal);
+    t->exchanges = coap_exchanges_new(scope);
     t->msgs_by_mid = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     t->copy_list = wmem_array_new(scope, sizeof(ota_copy_t *));
     t->xfer_list = wmem_array_new(scope, sizeof(ota_transfer_t *));
@@ -445,16 +444,16 @@ static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guin
 
 /* ---- messages, rounds, transfers ---- */
 
-static ota_transfer_t *get_transfer(ota_track_t *t, const ota_exchange_t *ctx, const meter_coap_t *m)
+static ota_transfer_t *get_transfer(ota_track_t *t, const coap_exchange_t *ex, const meter_coap_t *m)
 {
-    ota_transfer_t *x = (ota_transfer_t *)wmem_map_lookup(t->xfers, GUINT_TO_POINTER(ctx->transfer_id));
+    ota_transfer_t *x = (ota_transfer_t *)wmem_map_lookup(t->xfers, GUINT_TO_POINTER(ex->transfer_id));
 
     if (x)
         return x;
     x = wmem_new0(t->scope, ota_transfer_t);
-    x->id = ctx->transfer_id;
-    x->meter = address_to_str(t->scope, ctx->meter);
-    x->gateway = address_to_str(t->scope, ctx->gateway);
+    x->id = ex->transfer_id;
+    x->meter = address_to_str(t->scope, &ex->client);
+    x->gateway = address_to_str(t->scope, &ex->server);
     x->path = wmem_strdup(t->scope, m->path ? m->path : "");
     x->upload = m->block1.present && meter_coap_is_request(m);
     x->szx_first = x->szx = m->block1.present ? m->block1.szx : m->block2.szx;
@@ -471,8 +470,6 @@ static ota_transfer_t *get_transfer(ota_track_t *t, const ota_exchange_t *ctx, c
     return x;
 }
 
-static guint32 block_size(guint8 szx) { return 16u << MIN(szx, 7); }
-
 static void fill_block(ota_msg_t *msg, const meter_coap_t *m, gboolean upload)
 {
     const meter_block_t *b = upload ? &m->block1 : &m->block2;
@@ -481,7 +478,7 @@ static void fill_block(ota_msg_t *msg, const meter_coap_t *m, gboolean upload)
     msg->has_block = b->present;
     msg->szx = b->szx;
     msg->more = b->more;
-    msg->offset = b->present ? b->num * block_size(b->szx) : 0;
+    msg->offset = b->present ? b->num * meter_block_size(b->szx) : 0;
     /* The payload is the block for a download response or an upload request. */
     msg->len = (upload == meter_coap_is_request(m)) ? plen : 0;
 }
@@ -493,9 +490,64 @@ static ota_msg_t *earlier_request_for_block(ota_transfer_t *x, const ota_msg_t *
     return o == msg ? NULL : o;
 }
 
+coap_exchange_t *ota_track_exchange(ota_track_t *t, const meter_coap_t *m, const char *src, const char *dst,
+                                    const address *src_addr, const address *dst_addr, guint32 frame,
+                                    gint64 ts_us, wmem_allocator_t *tmp)
+{
+    return coap_exchange_for(t->exchanges, m, src, dst, src_addr, dst_addr, frame, ts_us, tmp);
+}
+
+static const ota_round_t *first_round(const ota_msg_t *msg)
+{
+    return wmem_array_get_count(msg->rounds) ? (const ota_round_t *)wmem_array_index(msg->rounds, 0) : NULL;
+}
+
+/* The exchange's message that m is a copy of: the same direction, Message
+ * ID, type and code, block and token, within the MID's lifetime; NULL for a
+ * new message. The request comes first in the list. */
+static ota_msg_t *exchange_msg(const coap_exchange_t *ex, gboolean from_client, const meter_coap_t *m,
+                               const meter_coap_identity_t *id, gint64 ts_us)
+{
+    for (guint i = ex->msgs ? wmem_array_get_count(ex->msgs) : 0; i > 0; i--) {
+        ota_msg_t *msg = *(ota_msg_t **)wmem_array_index(ex->msgs, i - 1);
+        const ota_round_t *r0 = first_round(msg);
+        if (msg->from_client == from_client && msg->mid == m->mid && msg->type == m->type &&
+            msg->code == m->code)
+            return r0 && (!meter_coap_mid_in_use(msg->type, r0->first_us, ts_us) ||
+                          !meter_coap_same_identity(&msg->id, id)) ? NULL : msg;
+    }
+    return NULL;
+}
+
+static ota_msg_t *exchange_request(const coap_exchange_t *ex)
+{
+    for (guint i = 0; ex->msgs && i < wmem_array_get_count(ex->msgs); i++) {
+        ota_msg_t *msg = *(ota_msg_t **)wmem_array_index(ex->msgs, i);
+        if (msg->is_request)
+            return msg;
+    }
+    return NULL;
+}
+
+/* What the image's size is, from the first source that tells it: Size2
+ * (read below), the size the meter's configuration announced, and the
+ * MCUboot header of block 0 (header + body; the TLV trailer is not counted). */
+static void learn_size(ota_transfer_t *x, const meter_coap_t *m, const ota_image_hints_t *hints)
+{
+    gint64 span;
+
+    if (!hints || !hints->image || x->size_hint >= 0)
+        return;
+    if (hints->announced_size > 0)
+        x->size_hint = hints->announced_size;
+    else if (m->payload && m->block2.present && m->block2.num == 0 && m->code == COAP_CODE_CONTENT &&
+             mcuboot_span_read_tvb(m->payload, &span))
+        x->size_hint = span;
+}
+
 ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
-                                     const char *src, const char *dst, const meter_coap_t *m,
-                                     const ota_exchange_t *ctx)
+                                     const char *src, coap_exchange_t *ex, const meter_coap_t *m,
+                                     const ota_image_hints_t *hints)
 {
     /* A frame's own time is its end, once the time base is known. */
     if (f)
@@ -507,33 +559,24 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     ota_msg_t *msg;
     ota_round_t *round = NULL;
     ota_addr_t link;
-    char key[KEY_TEXT_MAX];
-    guint32 nums[3];
 
-    if (!ctx->transfer_id || (f && (f->mac_retry || f->sniffer_dup)))
+    if (!ex || !ex->transfer_id || (f && (f->mac_retry || f->sniffer_dup)))
         return NULL;
     t->dirty = TRUE;
-    x = get_transfer(t, ctx, m);
+    x = get_transfer(t, ex, m);
     r = wmem_new0(t->scope, ota_copy_result_t);
     r->rtt_first_us = r->rtt_last_us = r->turnaround_us = -1;
     /* Without a link layer every copy is its own transmission. */
     link = f && f->src ? f->src : (ota_addr_t)g_str_hash(src);
 
-    nums[0] = m->mid;
-    nums[1] = m->type;
-    nums[2] = m->code;
-    key_text(key, src, dst, nums, 3);
-    msg = (ota_msg_t *)wmem_map_lookup(t->msgs, key);
+    gboolean from_client = strcmp(src, ex->client_key) == 0;
     meter_coap_identity_t id = meter_coap_identity(m);
-    /* The same Message ID after its lifetime, or on another block or token, is a new message. */
-    if (msg && wmem_array_get_count(msg->rounds) &&
-        (!meter_coap_mid_in_use(msg->type, ((ota_round_t *)wmem_array_index(msg->rounds, 0))->first_us, ts_us) ||
-         !meter_coap_same_identity(&msg->id, &id)))
-        msg = NULL;
+    msg = exchange_msg(ex, from_client, m, &id, ts_us);
     if (!msg) {
         msg = wmem_new0(t->scope, ota_msg_t);
         msg->xfer = x;
         msg->is_request = meter_coap_is_request(m);
+        msg->from_client = from_client;
         /* A request follows whatever its transfer did before it. */
         msg->not_before = msg->is_request && x->last_us >= 0 ? x->last_us : 0;
         msg->type = m->type;
@@ -543,16 +586,17 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         msg->rounds = wmem_array_new(t->scope, sizeof(ota_round_t));
         fill_block(msg, m, x->upload);
         if (msg->is_request) {
-            wmem_map_insert(t->request_by_frame, GUINT_TO_POINTER(frame), msg);
             msg->responses = wmem_array_new(t->scope, sizeof(ota_msg_t *));
         } else {
-            msg->request = (ota_msg_t *)wmem_map_lookup(t->request_by_frame, GUINT_TO_POINTER(ctx->request_frame));
+            msg->request = exchange_request(ex);
             if (msg->request)
-                msg->not_before = ((ota_round_t *)wmem_array_index(msg->request->rounds, 0))->first_us;
-            if (msg->request && msg->code != 0)
+                msg->not_before = first_round(msg->request)->first_us;
+            if (msg->request && msg->code != COAP_CODE_EMPTY)
                 wmem_array_append_one(msg->request->responses, msg);
         }
-        wmem_map_insert(t->msgs, wmem_strdup(t->scope, key), msg);
+        if (!ex->msgs)
+            ex->msgs = wmem_array_new(t->scope, sizeof(ota_msg_t *));
+        wmem_array_append_one(ex->msgs, msg);
         wmem_array_append_one(x->msgs, msg);
         wmem_array_t *same = (wmem_array_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(m->mid));
         if (!same) {
@@ -627,7 +671,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
                 r->turnaround_us = ts_us - x->last_response_us;
             if (msg->offset < x->highest_requested)
                 r->out_of_order = TRUE;
-            else if (msg->offset > x->highest_requested + block_size(msg->szx) && msg->offset > 0)
+            else if (msg->offset > x->highest_requested + meter_block_size(msg->szx) && msg->offset > 0)
                 r->gap = TRUE;
             x->highest_requested = MAX(x->highest_requested, msg->offset);
         }
@@ -670,15 +714,9 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     }
     r->bytes_so_far = x->next_offset;
     r->size_hint = x->size_hint;
+    /* The other sources count from the next message on. */
+    learn_size(x, m, hints);
     return r;
-}
-
-void ota_track_set_size_hint(ota_track_t *t, guint32 transfer_id, gint64 size)
-{
-    ota_transfer_t *x = ota_track_transfer(t, transfer_id);
-
-    if (x && x->size_hint < 0 && size > 0)
-        x->size_hint = size;
 }
 
 void ota_track_set_verified(ota_track_t *t, guint32 transfer_id)

@@ -10,6 +10,7 @@
 #include <epan/wmem_scopes.h>
 #include <epan/address.h>
 #include "coap_msg.h"
+#include "coap_exchange.h"
 #include "lowpan_view.h"
 
 typedef guint64 ota_addr_t;     /* EUI-64, or 0xffff0000 | short address, 0 = none */
@@ -121,6 +122,7 @@ typedef struct {
 struct ota_msg {
     ota_transfer_t *xfer;
     gboolean   is_request;
+    gboolean   from_client;       /* sent by the exchange's client (a request, or its ACK to a separate response) */
     guint8     type, code;
     guint16    mid;
     gboolean   has_block, more;
@@ -218,23 +220,29 @@ ota_frame_t     *ota_track_frame(ota_track_t *t, const ota_link_in_t *in);
 guint32          ota_track_frame_transfer(const ota_frame_t *f);
 /* A 6LoWPAN header seen in that frame. */
 void             ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv);
-/* A complete CoAP message copy in frame f (NULL f: no link layer, e.g. the
- * gateway's Ethernet). src/dst are the IPv6 endpoints as strings. */
+/* The exchange a CoAP message belongs to (NULL: an answer to no request
+ * seen). src and dst are the endpoints as coap_endpoint_key() gives them;
+ * ts_us is the frame's stamp as captured. Every message goes through here,
+ * whether or not it is part of a transfer. */
+coap_exchange_t *ota_track_exchange(ota_track_t *t, const meter_coap_t *m, const char *src, const char *dst,
+                                    const address *src_addr, const address *dst_addr, guint32 frame,
+                                    gint64 ts_us, wmem_allocator_t *tmp);
+/* What the caller knows of a firmware image a transfer carries. */
 typedef struct {
-    guint32 transfer_id;         /* 0: not block-wise, not followed */
-    const address *meter, *gateway;
-    guint32 request_frame;       /* a response: its request's first frame; 0 if unknown */
-} ota_exchange_t;
+    gboolean image;              /* the resource is a firmware image: its MCUboot header tells its size */
+    gint64   announced_size;     /* the size the meter's configuration announced for it (-1: none) */
+} ota_image_hints_t;
+/* A complete CoAP message copy in frame f (NULL f: no link layer, e.g. the
+ * gateway's Ethernet), of exchange ex; NULL unless ex is part of a transfer. */
 ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
-                                     const char *src, const char *dst, const meter_coap_t *m,
-                                     const ota_exchange_t *ctx);
+                                     const char *src, coap_exchange_t *ex, const meter_coap_t *m,
+                                     const ota_image_hints_t *hints);
 const ota_capture_counts_t *ota_track_counts(const ota_track_t *t);
 const ota_time_base_t *ota_track_time_base(const ota_track_t *t);
 /* The user says what the stamps mark: no reading from the gaps. */
 void             ota_track_fix_time_base(ota_track_t *t, ota_stamp_kind_t kind);
 /* "end", "start", "host" or "unknown" (no ACK told). */
 const char      *ota_stamp_kind_name(ota_stamp_kind_t kind);
-void             ota_track_set_size_hint(ota_track_t *t, guint32 transfer_id, gint64 size);
 void             ota_track_set_verified(ota_track_t *t, guint32 transfer_id);
 /* Derives every transfer's statistics and the accepted responses; cheap to
  * call again, and called again whenever frames were added since. */

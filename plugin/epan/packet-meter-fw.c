@@ -32,7 +32,6 @@
 #include <epan/address.h>
 
 #include "packet-meter.h"
-#include "packet-meter-ota.h"
 #include "mcuboot.h"
 
 /* packet-meter-cfg.c tells which firmware the meter's config announced. */
@@ -212,6 +211,7 @@ typedef struct {
     gboolean config_sha_known;
     guint8 config_sha[32];
     guint32 config_frame;
+    gboolean verified;        /* the hash, and the signature when a key is set, are good */
 } fw_xfer_t;
 
 /* What one call saw, kept for later passes. */
@@ -368,9 +368,7 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
     mcuboot_verify(x->buf, x->info, have_key ? key : NULL, &x->ver);
     /* "Image verified" in the OTA statistics: the SHA-256 matches its TLV,
      * and the signature verifies when a key is configured. */
-    if (x->key < (G_GUINT64_CONSTANT(1) << 32) && x->ver.sha256 == MCUBOOT_CHECK_GOOD &&
-        (!have_key || x->ver.signature == MCUBOOT_CHECK_GOOD))
-        ota_track_set_verified(meter_ota_tracker(), (guint32)x->key);
+    x->verified = x->ver.sha256 == MCUBOOT_CHECK_GOOD && (!have_key || x->ver.signature == MCUBOOT_CHECK_GOOD);
     switch (x->ver.signature) {
     case MCUBOOT_CHECK_GOOD:
         x->sig_status = SIG_GOOD;
@@ -411,6 +409,14 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
         }
     }
 #endif
+}
+
+gboolean meter_fw_transfer_verified(guint32 transfer_id)
+{
+    guint64 key = transfer_id;
+    const fw_xfer_t *x = transfer_id && fw_xfers ? (const fw_xfer_t *)g_hash_table_lookup(fw_xfers, &key) : NULL;
+
+    return x && x->verified;
 }
 
 /* ---- display ---------------------------------------------------------- */

@@ -7,8 +7,7 @@
  */
 #include <epan/packet.h>
 #include <epan/expert.h>
-#include <epan/prefs.h>
-#include "packet-meter.h"
+#include "meter-proto.h"
 #include "packet-meter-ota.h"
 
 static int hf_ota_block = -1, hf_ota_offset = -1, hf_ota_block_size = -1, hf_ota_szx = -1;
@@ -34,20 +33,6 @@ static expert_field ei_ota_last_block = EI_INIT, ei_ota_stall = EI_INIT, ei_ota_
 static expert_field ei_frag_incomplete = EI_INIT, ei_frag_lost = EI_INIT, ei_frag_mac_retry = EI_INIT;
 static expert_field ei_frag_bad_size = EI_INIT;
 
-static guint pref_stall_s = 10;
-/* What the capture's timestamps mark: read from the frame-ACK gaps, or as
- * the user says (for exact times on a capture stamped at frame starts
- * whose first messages come before any ACK that tells). */
-static gint pref_timestamps = OTA_STAMP_UNKNOWN;
-static const enum_val_t timestamps_vals[] = {
-    { "auto", "Read from the gaps between frames and their ACKs", OTA_STAMP_UNKNOWN },
-    { "end", "The end of each frame (most radios)", OTA_STAMP_END },
-    { "start", "The start of each frame (its SFD)", OTA_STAMP_START },
-    { "host", "Arrival at the host (a few ms late)", OTA_STAMP_HOST },
-    { NULL, NULL, 0 },
-};
-static ota_track_t *tracker;
-
 static const value_string cause_vals[] = {
     { OTA_CAUSE_NONE, "none" },
     { OTA_CAUSE_REQUEST_LOST, "the request's datagram was lost (incomplete or unacknowledged)" },
@@ -57,26 +42,6 @@ static const value_string cause_vals[] = {
     { OTA_CAUSE_SPURIOUS, "spurious: the answer to an earlier transmission came after it (a slow path, not a loss)" },
     { 0, NULL },
 };
-
-static void ota_init(void)
-{
-    tracker = NULL;
-}
-
-ota_track_t *meter_ota_tracker(void)
-{
-    if (!tracker) {
-        tracker = ota_track_new(wmem_file_scope());
-        if (pref_timestamps != OTA_STAMP_UNKNOWN)
-            ota_track_fix_time_base(tracker, (ota_stamp_kind_t)pref_timestamps);
-    }
-    return tracker;
-}
-
-double meter_ota_stall_seconds(void)
-{
-    return pref_stall_s;
-}
 
 static char *addr_text(wmem_allocator_t *scope, ota_addr_t a)
 {
@@ -190,12 +155,12 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
         gen_bool(ft, hf_frag_complete, tvb, FALSE);
         expert_add_info(pinfo, ti, &ei_frag_incomplete);
     }
-    if (later && meter_ota_tracker() && !f->copy->frags[f->frag_index].acked && !f->mac_retry)
+    if (later && !f->copy->frags[f->frag_index].acked && !f->mac_retry)
         expert_add_info(pinfo, ti, &ei_frag_lost);
 }
 
 void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root, proto_tree *tree,
-                            const ota_copy_result_t *r, const meter_coap_t *m, guint32 transfer_id)
+                            const ota_copy_result_t *r, const meter_coap_t *m, double stall_s)
 {
     proto_item *ti;
     proto_tree *ot;
@@ -205,7 +170,7 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
     guint plen = m->payload ? tvb_reported_length(m->payload) : 0;
 
     ti = proto_tree_add_item(tree, proto_meter, tvb, 0, 0, ENC_NA);
-    proto_item_set_text(ti, "Block-wise transfer %u", transfer_id);
+    proto_item_set_text(ti, "Block-wise transfer %u", x->id);
     ot = proto_item_add_subtree(ti, ett_ota);
     if (b->present) {
         proto_item_append_text(ti, ", block %u (%u bytes at %u)", b->num, 16u << b->szx,
@@ -253,7 +218,7 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
         expert_add_info(pinfo, ti, &ei_ota_gap);
     if (r->renegotiation)
         expert_add_info(pinfo, ti, &ei_ota_renegotiation);
-    if (r->stall_us > (gint64)pref_stall_s * 1000000) {
+    if (r->stall_us > (gint64)(stall_s * 1e6)) {
         gen_time(ot, hf_ota_stall, tvb, r->stall_us);
         expert_add_info_format(pinfo, ti, &ei_ota_stall, "Transfer stalled for %.1f s before this message",
                                r->stall_us / 1e6);
@@ -388,10 +353,4 @@ void proto_register_meter_ota(void)
     proto_register_field_array(proto_meter, hf, array_length(hf));
     proto_register_subtree_array(ett, array_length(ett));
     expert_register_field_array(em, ei, array_length(ei));
-    prefs_register_uint_preference(meter_module, "ota.stall_seconds", "Stall threshold (s)",
-        "A transfer with no message for longer than this gets a stall expert info", 10, &pref_stall_s);
-    prefs_register_enum_preference(meter_module, "ota.timestamps", "Timestamps mark",
-        "The instant each frame's timestamp marks. Times are taken at the frame's end; auto reads the "
-        "instant from the gaps between frames and their ACKs", &pref_timestamps, timestamps_vals, FALSE);
-    register_init_routine(ota_init);
 }

@@ -1,6 +1,5 @@
 /* packet-meter-ota.h: the display side of the OTA session tracker
- * (ota_track.c): fields meter.ota.* and meter.frag.*, expert infos, and the
- * tracker instance the statistics read.
+ * (ota_track.c): fields meter.ota.* and meter.frag.*, and expert infos.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef PACKET_METER_OTA_H
@@ -9,13 +8,11 @@
 #include "ota_track.h"
 
 void proto_register_meter_ota(void);
-/* The tracker of the file being read (file scope; NULL before the first frame). */
-ota_track_t *meter_ota_tracker(void);
-double       meter_ota_stall_seconds(void);
 /* Frame-level items (MAC retries, fragments, acknowledgements). */
 void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ota_frame_t *f);
-/* Message-level items under the Meter subtree of one CoAP message. */
+/* Message-level items under the Meter subtree of one CoAP message; a
+ * silence longer than stall_s before it is a stall. */
 void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root, proto_tree *tree,
-                            const ota_copy_result_t *r, const meter_coap_t *m, guint32 transfer_id);
+                            const ota_copy_result_t *r, const meter_coap_t *m, double stall_s);
 
 #endif

@@ -32,9 +32,8 @@
 #include <epan/packet.h>
 #include <epan/tap.h>
 #include <epan/stat_tap_ui.h>
-#include "packet-meter.h"
-#include "packet-meter-ota.h"
-#include "packet-meter-stats.h"
+#include "meter-session.h"
+#include "packet-meter-stats-table.h"
 #include "utc_text.h"
 
 
@@ -208,8 +207,8 @@ static void refresh_rows(void *tapdata)
     if (!refresh_armed || !table)
         return;
     refresh_armed = FALSE;
-    t = meter_ota_tracker();
-    ota_track_finalize(t, meter_ota_stall_seconds());
+    t = meter_session_tracker(meter_session_current());
+    meter_session_finalize(meter_session_current());
     for (guint i = 0; i < table->num_elements; i++) {
         ota_transfer_t *x = ota_track_transfer(t, row_id(table, i));
         if (!x)
@@ -287,7 +286,7 @@ static tap_packet_status ota_table_packet(void *tapdata, packet_info *pinfo _U_,
     stat_data_t *sd = (stat_data_t *)tapdata;
     stat_tap_table *table = the_table(sd->stat_tap_data);
     const guint32 *ids = (const guint32 *)data;
-    ota_track_t *t = meter_ota_tracker();
+    ota_track_t *t = meter_session_tracker(meter_session_current());
     gboolean added = FALSE;
 
     if (!table || !ids)

@@ -13,8 +13,7 @@
 #include <epan/tap.h>
 #include <epan/stat_tap_ui.h>
 #include "ws_compat.h"
-#include "packet-meter.h"
-#include "packet-meter-ota.h"
+#include "meter-session.h"
 #include "packet-meter-stats.h"
 #include "utc_text.h"
 
@@ -160,9 +159,10 @@ static void print_table(ota_track_t *t, GHashTable *seen)
 static void ota_draw(void *tapdata)
 {
     ota_stats_listener_t *l = (ota_stats_listener_t *)tapdata;
-    ota_track_t *t = meter_ota_tracker();
+    meter_session_t *session = meter_session_current();
+    ota_track_t *t = meter_session_tracker(session);
 
-    ota_track_finalize(t, meter_ota_stall_seconds());
+    meter_session_finalize(session);
     if (l->tsv)
         print_tsv(t, l->seen);
     else
@@ -210,5 +210,4 @@ void proto_register_meter_stats(void)
 {
     meter_ota_tap = register_tap("meter_ota");
     register_stat_tap_ui(&ota_cli_ui, NULL);
-    proto_register_meter_stats_table();
 }

@@ -7,8 +7,6 @@
 #include <epan/packet.h>
 
 void proto_register_meter_stats(void);
-/* The GUI's Statistics table (packet-meter-stats-table.c). */
-void proto_register_meter_stats_table(void);
 /* Whether a statistics listener is registered (tshark -z, the GUI's
  * dialog): without one a frame's transfers are not worth collecting. */
 gboolean meter_stats_wanted(void);

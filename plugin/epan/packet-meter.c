@@ -10,9 +10,9 @@
  * changes how other traffic is decoded, and it never asks for a protocol
  * tree, so tshark builds none on its account.
  *
- * Requests and responses are matched by Message ID between the same
- * endpoints (piggy-backed responses and empty ACKs) and by token (separate
- * responses), so OpenThread's tokenless follow-up blocks are matched too.
+ * Which request a message answers and which transfer it belongs to is the
+ * tracker's to say (core/coap_exchange.c); the file's state is one session
+ * (meter-session.c), which this file passes to the parts that need it.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <epan/packet.h>
@@ -20,20 +20,19 @@
 #include <epan/proto_data.h>
 #include <epan/to_str.h>
 #include "ws_compat.h"
-#include "packet-meter.h"
+#include "coap_view.h"
+#include "lowpan_view.h"
 #include "wpan_view.h"
+#include "meter-proto.h"
+#include "meter-session.h"
+#include "meter-cfg.h"
+#include "packet-meter.h"
 #include "packet-meter-ota.h"
 #include "packet-meter-stats.h"
-#include "coap_view.h"
-#include "key_text.h"
-#include "lowpan_view.h"
-#include "meter-cfg.h"
+#include "packet-meter-stats-table.h"
 
 void proto_register_meter(void);
 void proto_reg_handoff_meter(void);
-
-int proto_meter = -1;
-module_t *meter_module = NULL;
 
 static int proto_coap = -1;
 static dissector_handle_t meter_post_handle;
@@ -61,36 +60,14 @@ static const value_string resource_names[] = {
     { 0, NULL },
 };
 
-/* ---- first-pass state: requests by MID and token, transfers by resource ---- */
-
-typedef struct {
-    const char *path;
-    guint32 frame;          /* the first frame the request was seen in */
-    gint64  first_us;       /* ... and when: its MID is in use for an exchange lifetime */
-    guint8  type;
-    meter_coap_identity_t id;   /* with its MID, what tells it from another request */
-    guint32 response_frame; /* the first response to it */
-    guint32 transfer_id;
-    address client, server;
-} request_rec_t;
-
-typedef struct {
-    guint32  id;
-    gint64   last_request_us;
-    guint16  block0_mid;    /* the Message ID of its block-0 request */
-    guint8   block0_szx;
-    gboolean progressed;    /* a request for a later block was seen */
-    gboolean completed;     /* the last block was answered */
-} transfer_state_t;
-
 /* What one CoAP message of one frame resolved to, kept for later passes,
  * with where its bytes are: later passes (tshark -2, the GUI) find the
  * message again in the frame's data sources. */
 typedef struct {
     meter_resource_t resource;
     const char *path;
-    guint32 transfer_id;
-    request_rec_t *request;   /* the request (its own record for a request) */
+    guint32 transfer_id;      /* as it was when the message was read */
+    coap_exchange_t *exchange;   /* NULL: an answer to no request seen */
     gboolean is_client_side;
     guint ds_index;           /* data source: its place in pinfo->data_src ... */
     guint ds_length;          /* ... and its length, to be sure */
@@ -106,91 +83,6 @@ typedef struct {
     ota_frame_t *link;        /* link-layer and fragment accounting */
 } frame_msgs_t;
 
-static wmem_map_t *requests_by_mid;    /* "client|server|mid" */
-static wmem_map_t *requests_by_token;  /* "client|server|t<hex>" */
-static wmem_map_t *transfers;          /* "client|server|path" */
-static guint32 next_transfer_id;
-
-/* Per-frame records by frame number: cheaper than per-packet proto data,
- * which the plugin would add to every frame of the capture. */
-static GPtrArray *frame_records;
-
-static frame_msgs_t *frame_record(guint32 num)
-{
-    return frame_records && num < frame_records->len ? (frame_msgs_t *)g_ptr_array_index(frame_records, num) : NULL;
-}
-
-static void frame_record_set(guint32 num, frame_msgs_t *fm)
-{
-    if (num >= frame_records->len)
-        g_ptr_array_set_size(frame_records, MAX(num + 1, frame_records->len * 2));
-    g_ptr_array_index(frame_records, num) = fm;
-}
-
-static void meter_cleanup(void)
-{
-    if (frame_records)
-        g_ptr_array_free(frame_records, TRUE);
-    frame_records = NULL;
-}
-
-static void meter_init(void)
-{
-    meter_cleanup();
-    frame_records = g_ptr_array_new();
-    next_transfer_id = 0;
-}
-
-/* An endpoint as a compact exact key: address type, raw bytes in hex, port.
- * (Cheaper than address_to_str: this runs for every CoAP message.) */
-static const char *endpoint_str(wmem_allocator_t *scope, const address *a, guint32 port)
-{
-    static const char hex[] = "0123456789abcdef";
-    const guint8 *d = (const guint8 *)a->data;
-    gint len = MIN(a->len, 64);
-    char *s = (char *)wmem_alloc(scope, 2 * len + 16);
-    char *p = s;
-
-    *p++ = (char)('A' + a->type % 26);
-    for (gint i = 0; i < len; i++) {
-        *p++ = hex[d[i] >> 4];
-        *p++ = hex[d[i] & 15];
-    }
-    *p++ = '#';
-    for (gint shift = 28; shift >= 0; shift -= 4)
-        if ((port >> shift) || !shift)
-            *p++ = hex[(port >> shift) & 15];
-    *p = '\0';
-    return s;
-}
-
-/* Lookup keys live in the packet pool; a key is copied to the file scope
- * only when it is inserted. */
-static char *mid_key(wmem_allocator_t *scope, const char *client, const char *server, guint16 mid)
-{
-    char buf[KEY_TEXT_MAX];
-    guint32 n = mid;
-
-    return wmem_strdup(scope, key_text(buf, client, server, &n, 1));
-}
-
-static char *file_key(const char *key)
-{
-    return wmem_strdup(wmem_file_scope(), key);
-}
-
-static char *token_key(wmem_allocator_t *scope, const meter_coap_t *m, const char *client,
-                       const char *server)
-{
-    char buf[KEY_TEXT_MAX];
-    /* The token as three numbers: its length and its 8 bytes (zero-padded). */
-    guint32 nums[3] = { 0x100u | m->tkl, 0, 0 };
-
-    for (guint i = 0; i < m->tkl && i < 8; i++)
-        nums[1 + i / 4] |= (guint32)m->token[i] << (8 * (3 - i % 4));
-    return wmem_strdup(scope, key_text(buf, client, server, nums, 3));
-}
-
 static meter_resource_t classify(const char *path)
 {
     if (!path)
@@ -204,131 +96,25 @@ static meter_resource_t classify(const char *path)
     return METER_RES_OTHER;
 }
 
-/* The transfer definition (docs/ground-truth.md): a block-0 request with a
- * new Message ID starts a new transfer once the current one completed, went
- * past block 0, asked block 0 with another SZX, or asked nothing for longer
- * than an exchange lifetime (the meter gave it up: its MIDs are free again);
- * otherwise it re-requests block 0 of the current transfer. */
-static guint32 transfer_for_request(wmem_allocator_t *scope, const meter_coap_t *m, const char *client,
-                                    const char *server, gint64 now)
-{
-    const meter_block_t *b = m->block2.present ? &m->block2 : &m->block1;
-    char *key = wmem_strdup_printf(scope, "%s|%s|%s", client, server, m->path);
-    transfer_state_t *t = (transfer_state_t *)wmem_map_lookup(transfers, key);
-    guint32 num = b->present ? b->num : 0;
-    guint8 szx = b->present ? b->szx : 6;
-
-    if (num == 0) {
-        gboolean fresh = !t || t->completed || t->progressed || t->block0_szx != szx ||
-                         now - t->last_request_us > COAP_EXCHANGE_LIFETIME_US;
-        if (fresh) {
-            t = wmem_new0(wmem_file_scope(), transfer_state_t);
-            t->id = ++next_transfer_id;
-            t->block0_mid = m->mid;
-            t->block0_szx = szx;
-            wmem_map_insert(transfers, file_key(key), t);
-        }
-        t->last_request_us = now;
-        return t->id;
-    }
-    if (!t) {
-        /* The capture started mid-transfer. */
-        t = wmem_new0(wmem_file_scope(), transfer_state_t);
-        t->id = ++next_transfer_id;
-        t->block0_szx = szx;
-        wmem_map_insert(transfers, file_key(key), t);
-    }
-    t->progressed = TRUE;
-    t->last_request_us = now;
-    return t->id;
-}
-
-/* Every block-wise transfer is followed, on any path. */
-static gboolean is_block_wise(const meter_coap_t *m)
-{
-    return m->block1.present || m->block2.present;
-}
-
 static gint64 ts_us(const packet_info *pinfo)
 {
     return (gint64)pinfo->abs_ts.secs * 1000000 + pinfo->abs_ts.nsecs / 1000;
 }
 
-/* src and dst are the message's endpoints as endpoint_str() gives them. */
-static msg_result_t *resolve_first_pass(packet_info *pinfo, const meter_coap_t *m, const char *src,
-                                        const char *dst)
+/* src and dst are the message's endpoints as coap_endpoint_key() gives them. */
+static msg_result_t *resolve_first_pass(packet_info *pinfo, ota_track_t *tracker, const meter_coap_t *m,
+                                        const char *src, const char *dst)
 {
     msg_result_t *r = wmem_new0(wmem_file_scope(), msg_result_t);
-    gint64 now = ts_us(pinfo);
 
-    if (meter_coap_is_request(m)) {
-        char *k = mid_key(pinfo->pool, src, dst, m->mid);
-        request_rec_t *req = (request_rec_t *)wmem_map_lookup(requests_by_mid, k);
-        meter_coap_identity_t id = meter_coap_identity(m);
-        if (req && (!meter_coap_mid_in_use(req->type, req->first_us, now) || !meter_coap_same_identity(&req->id, &id)))
-            req = NULL;
-        if (!req) {
-            req = wmem_new0(wmem_file_scope(), request_rec_t);
-            req->path = m->path ? wmem_strdup(wmem_file_scope(), m->path) : NULL;
-            req->frame = pinfo->num;
-            req->first_us = now;
-            req->type = m->type;
-            req->id = id;
-            copy_address_wmem(wmem_file_scope(), &req->client, &pinfo->src);
-            copy_address_wmem(wmem_file_scope(), &req->server, &pinfo->dst);
-            r->resource = classify(req->path);
-            if (req->path && is_block_wise(m))
-                req->transfer_id = transfer_for_request(pinfo->pool, m, src, dst, now);
-            wmem_map_insert(requests_by_mid, file_key(k), req);
-            wmem_map_insert(requests_by_token, file_key(token_key(pinfo->pool, m, src, dst)), req);
-        }
-        r->request = req;
-        r->is_client_side = TRUE;
-    } else {
-        /* A response (or empty ACK) travels server -> client. */
-        request_rec_t *req = NULL;
-        if (m->type == 2 || m->type == 3)
-            req = (request_rec_t *)wmem_map_lookup(requests_by_mid, mid_key(pinfo->pool, dst, src, m->mid));
-        if (req && !meter_coap_mid_in_use(req->type, req->first_us, now))
-            req = NULL;
-        if (!req && m->code != 0) {
-            req = (request_rec_t *)wmem_map_lookup(requests_by_token, token_key(pinfo->pool, m, dst, src));
-            /* A token names one exchange too, within its lifetime. */
-            if (req && !meter_coap_mid_in_use(0, req->first_us, now))
-                req = NULL;
-        }
-        if (req && m->code != 0) {
-            if (!req->response_frame)
-                req->response_frame = pinfo->num;
-            /* A separate response is a CON of the server's: the client's empty
-             * ACK to it (same MID, reversed) belongs to the same exchange. */
-            if (m->type == 0)
-                wmem_map_insert(requests_by_mid, file_key(mid_key(pinfo->pool, src, dst, m->mid)), req);
-            /* A GET without Block2 answered with Block2 (RFC 7959 2.4) is block 0. */
-            if (!req->transfer_id && req->path && m->block2.present && m->block2.num == 0) {
-                meter_coap_t as_block0 = *m;
-                as_block0.path = req->path;
-                as_block0.block1.present = FALSE;
-                req->transfer_id = transfer_for_request(pinfo->pool, &as_block0, dst, src, now);
-            }
-            if (req->transfer_id && m->code >= 64 && m->code < 96) {
-                const meter_block_t *b = m->block2.present ? &m->block2 : &m->block1;
-                gboolean last = b->present ? !b->more : TRUE;
-                if (last) {
-                    char *key = wmem_strdup_printf(pinfo->pool, "%s|%s|%s", dst, src, req->path);
-                    transfer_state_t *t = (transfer_state_t *)wmem_map_lookup(transfers, key);
-                    if (t && t->id == req->transfer_id)
-                        t->completed = TRUE;
-                }
-            }
-        }
-        r->request = req;
+    r->exchange = ota_track_exchange(tracker, m, src, dst, &pinfo->src, &pinfo->dst, pinfo->num, ts_us(pinfo),
+                                     pinfo->pool);
+    r->is_client_side = meter_coap_is_request(m);
+    if (r->exchange) {
+        r->path = r->exchange->path;
+        r->transfer_id = r->exchange->transfer_id;
     }
-    if (r->request) {
-        r->path = r->request->path;
-        r->resource = classify(r->path);
-        r->transfer_id = r->request->transfer_id;
-    }
+    r->resource = classify(r->path);
     return r;
 }
 
@@ -351,17 +137,31 @@ static void add_meter_items(proto_tree *tree, tvbuff_t *tvb, gint start, gint le
         pi = proto_tree_add_uint(*subtree, hf_meter_transfer, tvb, start, 0, r->transfer_id);
         proto_item_set_generated(pi);
     }
-    if (r->request && r->request->frame != pinfo->num) {
-        pi = proto_tree_add_uint(*subtree, hf_meter_request_in, tvb, start, 0, r->request->frame);
+    if (r->exchange && r->exchange->frame != pinfo->num) {
+        pi = proto_tree_add_uint(*subtree, hf_meter_request_in, tvb, start, 0, r->exchange->frame);
         proto_item_set_generated(pi);
     }
-    if (r->request && r->is_client_side && r->request->response_frame) {
-        pi = proto_tree_add_uint(*subtree, hf_meter_response_in, tvb, start, 0, r->request->response_frame);
+    if (r->exchange && r->is_client_side && r->exchange->response_frame) {
+        pi = proto_tree_add_uint(*subtree, hf_meter_response_in, tvb, start, 0, r->exchange->response_frame);
         proto_item_set_generated(pi);
     }
 }
 
-static void dissect_message(packet_info *pinfo, proto_tree *tree, tvbuff_t *ds_tvb,
+static meter_ctx_t decoder_context(packet_info *pinfo, const msg_result_t *r, const meter_coap_t *m)
+{
+    const coap_exchange_t *ex = r->exchange;
+    meter_ctx_t ctx = {
+        .msg = m,
+        .resource = r->resource,
+        .meter = ex ? &ex->client : &pinfo->src,
+        .gateway = ex ? &ex->server : &pinfo->dst,
+        .transfer_id = r->transfer_id,
+        .request_frame = ex ? ex->frame : 0,
+    };
+    return ctx;
+}
+
+static void dissect_message(meter_session_t *session, packet_info *pinfo, proto_tree *tree, tvbuff_t *ds_tvb,
                             const msg_result_t *r)
 {
     meter_coap_t m;
@@ -373,21 +173,14 @@ static void dissect_message(packet_info *pinfo, proto_tree *tree, tvbuff_t *ds_t
     m.path = r->path;
     add_meter_items(tree, ds_tvb, r->start, r->length, r, &mtree, pinfo);
     if (r->ota)
-        meter_ota_show_message(ds_tvb, pinfo, tree, mtree, r->ota, &m, r->transfer_id);
+        meter_ota_show_message(ds_tvb, pinfo, tree, mtree, r->ota, &m, meter_session_stall_seconds(session));
 
-    meter_ctx_t ctx = {
-        .msg = &m,
-        .resource = r->resource,
-        .meter = r->request ? &r->request->client : &pinfo->src,
-        .gateway = r->request ? &r->request->server : &pinfo->dst,
-        .transfer_id = r->transfer_id,
-        .request_frame = r->request ? r->request->frame : 0,
-    };
+    meter_ctx_t ctx = decoder_context(pinfo, r, &m);
     if (!m.payload)
         return;
     switch (r->resource) {
     case METER_RES_CONFIG:
-        if (!meter_coap_is_request(&m) && m.code >= 64 && m.code < 96)
+        if (!meter_coap_is_request(&m) && coap_code_is_success(m.code))
             dissect_meter_cfg(m.payload, pinfo, mtree, &ctx);
         break;
     case METER_RES_HISTORY:
@@ -395,8 +188,12 @@ static void dissect_message(packet_info *pinfo, proto_tree *tree, tvbuff_t *ds_t
             dissect_meter_his(m.payload, pinfo, mtree, &ctx);
         break;
     case METER_RES_FIRMWARE:
-        if (!meter_coap_is_request(&m) && m.code != 0)
+        if (!meter_coap_is_request(&m) && m.code != COAP_CODE_EMPTY) {
             dissect_meter_fw(m.payload, pinfo, mtree, &ctx);
+            /* The statistics' "verified": the decoder tells, the hook records. */
+            if (r->transfer_id && meter_fw_transfer_verified(r->transfer_id))
+                ota_track_set_verified(meter_session_tracker(session), r->transfer_id);
+        }
         break;
     case METER_RES_OTHER:
         break;
@@ -434,15 +231,13 @@ typedef struct {
     tvbuff_t *coap[MAX_MSGS_PER_FRAME];
 } frame_scratch_t;
 
-#define SCRATCH_KEY 1
-
 static frame_scratch_t *scratch(packet_info *pinfo, gboolean create)
 {
-    frame_scratch_t *fs = (frame_scratch_t *)p_get_proto_data(pinfo->pool, pinfo, proto_meter, SCRATCH_KEY);
+    frame_scratch_t *fs = (frame_scratch_t *)p_get_proto_data(pinfo->pool, pinfo, proto_meter, METER_PDATA_HOOK_SCRATCH);
 
     if (!fs && create) {
         fs = wmem_new0(pinfo->pool, frame_scratch_t);
-        p_add_proto_data(pinfo->pool, pinfo, proto_meter, SCRATCH_KEY, fs);
+        p_add_proto_data(pinfo->pool, pinfo, proto_meter, METER_PDATA_HOOK_SCRATCH, fs);
     }
     return fs;
 }
@@ -468,7 +263,7 @@ static int meter_coap_wrapper(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 /* The frame's 802.15.4 and 6LoWPAN facts, for retries, ACKs and fragments,
  * read from the captured bytes (and, for a secured frame, from the payload
  * the 802.15.4 dissector decrypted). */
-static ota_frame_t *track_link(packet_info *pinfo, gboolean has_coap)
+static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolean has_coap)
 {
     tvbuff_t *frame = pinfo->data_src ? get_data_source_tvb((struct data_source *)pinfo->data_src->data) : NULL;
     gboolean has_fcs = FALSE;
@@ -480,7 +275,7 @@ static ota_frame_t *track_link(packet_info *pinfo, gboolean has_coap)
 
     if (!psdu || !wpan_view_parse(psdu, has_fcs, &wv))
         /* No 802.15.4 (the gateway's Ethernet): the messages still need a frame. */
-        return has_coap ? ota_track_frame(meter_ota_tracker(), &in) : NULL;
+        return has_coap ? ota_track_frame(tracker, &in) : NULL;
     in.has_wpan = TRUE;
     /* 250 kbit/s: 32 us a byte, with the 6-byte PHY header and the FCS
      * (a record without the FCS still had one on the air). */
@@ -501,71 +296,59 @@ static ota_frame_t *track_link(packet_info *pinfo, gboolean has_coap)
      * reads as 6LoWPAN counts as decrypted. */
     in.secured = wv.security && wv.frame_type == 1;
     in.decrypted = in.secured && has_lowpan;
-    f = ota_track_frame(meter_ota_tracker(), &in);
+    f = ota_track_frame(tracker, &in);
     if (has_lowpan)
-        ota_track_lowpan(meter_ota_tracker(), f, &lv);
+        ota_track_lowpan(tracker, f, &lv);
     return f;
 }
 
-/* The image size for "percent": the config blob's, else Size2 (the tracker
- * reads it), else the MCUboot header's header + body. */
-static void size_hint(packet_info *pinfo, const meter_coap_t *m, const meter_ctx_t *ctx)
+/* What the tracker needs to know of a firmware image's size besides what
+ * it reads itself (Size2, the MCUboot header): the size the meter's config
+ * blob announced for this path. */
+static ota_image_hints_t image_hints(packet_info *pinfo, const msg_result_t *r, const meter_coap_t *m)
 {
+    ota_image_hints_t h = { r->resource == METER_RES_FIRMWARE, -1 };
     const meter_cfg_firmware_t *fw;
 
-    ota_transfer_t *x = ota_track_transfer(meter_ota_tracker(), ctx->transfer_id);
-
-    if (ctx->resource != METER_RES_FIRMWARE || !x || x->size_hint >= 0)
-        return;
-    fw = meter_cfg_firmware_for(ctx->meter, pinfo->num);
+    if (!h.image || !r->exchange)
+        return h;
+    fw = meter_cfg_firmware_for(&r->exchange->client, pinfo->num);
     if (fw && fw->has_size && fw->path && m->path && strcmp(fw->path, m->path) == 0)
-        ota_track_set_size_hint(meter_ota_tracker(), ctx->transfer_id, fw->size);
-    if (m->payload && m->block2.present && m->block2.num == 0 && m->code == 69 &&
-        tvb_captured_length(m->payload) >= 16 && tvb_get_letohl(m->payload, 0) == 0x96f3b83d)
-        ota_track_set_size_hint(meter_ota_tracker(), ctx->transfer_id,
-                                tvb_get_letohs(m->payload, 8) + (gint64)tvb_get_letohl(m->payload, 12));
+        h.announced_size = fw->size;
+    return h;
 }
 
 /* First pass: the frame's link facts and the CoAP messages CoAP handed on. */
-static void first_pass(packet_info *pinfo, proto_tree *tree)
+static void first_pass(meter_session_t *session, packet_info *pinfo, proto_tree *tree)
 {
+    ota_track_t *tracker = meter_session_tracker(session);
     frame_scratch_t *fs = scratch(pinfo, FALSE);
     frame_msgs_t *fm = wmem_new0(wmem_file_scope(), frame_msgs_t);
 
-    frame_record_set(pinfo->num, fm);
-    fm->link = track_link(pinfo, fs && fs->n_coap);
+    meter_session_set_frame(session, pinfo->num, fm);
+    fm->link = track_link(tracker, pinfo, fs && fs->n_coap);
     for (guint i = 0; fs && i < fs->n_coap && fm->n < MAX_MSGS_PER_FRAME; i++) {
         tvbuff_t *msg_tvb = fs->coap[i];
         tvbuff_t *ds_tvb = tvb_get_ds_tvb(msg_tvb);
         meter_coap_t m;
         if (!coap_view_parse(msg_tvb, 0, (gint)tvb_captured_length(msg_tvb), pinfo->pool, &m))
             continue;
-        const char *src = endpoint_str(pinfo->pool, &pinfo->src, pinfo->srcport);
-        const char *dst = endpoint_str(pinfo->pool, &pinfo->dst, pinfo->destport);
-        msg_result_t *r = resolve_first_pass(pinfo, &m, src, dst);
-        if (!fm->msg) {
+        const char *src = coap_endpoint_key(pinfo->pool, &pinfo->src, pinfo->srcport);
+        const char *dst = coap_endpoint_key(pinfo->pool, &pinfo->dst, pinfo->destport);
+        msg_result_t *r = resolve_first_pass(pinfo, tracker, &m, src, dst);
+        if (!fm->msg)
             fm->msg = wmem_alloc0_array(wmem_file_scope(), msg_result_t *, MAX_MSGS_PER_FRAME);
-        }
         r->ds_index = data_source_index(pinfo, ds_tvb);
         r->ds_length = tvb_captured_length(ds_tvb);
         r->start = tvb_raw_offset(msg_tvb) - tvb_raw_offset(ds_tvb);
         r->length = (gint)tvb_captured_length(msg_tvb);
         if (r->transfer_id) {
-            meter_ctx_t ctx = {
-                .msg = &m, .resource = r->resource,
-                .meter = r->request ? &r->request->client : &pinfo->src,
-                .gateway = r->request ? &r->request->server : &pinfo->dst,
-                .transfer_id = r->transfer_id,
-                .request_frame = r->request ? r->request->frame : 0,
-            };
             m.path = r->path;
-            ota_exchange_t ex = { ctx.transfer_id, ctx.meter, ctx.gateway, ctx.request_frame };
-            r->ota = ota_track_message(meter_ota_tracker(), fm->link, pinfo->num, ts_us(pinfo), src, dst,
-                                       &m, &ex);
-            size_hint(pinfo, &m, &ctx);
+            ota_image_hints_t hints = image_hints(pinfo, r, &m);
+            r->ota = ota_track_message(tracker, fm->link, pinfo->num, ts_us(pinfo), src, r->exchange, &m, &hints);
         }
         fm->msg[fm->n++] = r;
-        dissect_message(pinfo, tree, ds_tvb, r);
+        dissect_message(session, pinfo, tree, ds_tvb, r);
     }
 }
 
@@ -598,12 +381,13 @@ static void queue_transfers(packet_info *pinfo, frame_msgs_t *fm)
 
 static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
-    frame_msgs_t *fm = frame_record(pinfo->num);
+    meter_session_t *session = meter_session_current();
+    frame_msgs_t *fm = (frame_msgs_t *)meter_session_frame(session, pinfo->num);
 
     if (!fm) {
         if (!PINFO_FD_VISITED(pinfo)) {
-            first_pass(pinfo, tree);
-            fm = frame_record(pinfo->num);
+            first_pass(session, pinfo, tree);
+            fm = (frame_msgs_t *)meter_session_frame(session, pinfo->num);
             if (fm->link)
                 meter_ota_show_frame(tvb, pinfo, tree, fm->link);
             queue_transfers(pinfo, fm);
@@ -612,14 +396,14 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     }
     /* A later pass: the whole capture has been read once. Finalize first,
      * so that every copy is attributed before the tap hears of this frame. */
-    ota_track_finalize(meter_ota_tracker(), meter_ota_stall_seconds());
+    meter_session_finalize(session);
     queue_transfers(pinfo, fm);
     if (fm->link)
         meter_ota_show_frame(tvb, pinfo, tree, fm->link);
     for (guint i = 0; i < fm->n; i++) {
         tvbuff_t *ds = data_source_at(pinfo, fm->msg[i]->ds_index, fm->msg[i]->ds_length);
         if (ds)
-            dissect_message(pinfo, tree, ds, fm->msg[i]);
+            dissect_message(session, pinfo, tree, ds, fm->msg[i]);
     }
     return tvb_captured_length(tvb);
 }
@@ -640,12 +424,10 @@ void proto_register_meter(void)
     };
     static gint *ett[] = { &ett_meter };
 
-    proto_meter = proto_register_protocol("Metering device CoAP interface (meterscope)",
-                                          "Meter", "meter");
+    meter_proto_register();
     proto_register_field_array(proto_meter, hf, array_length(hf));
     proto_register_subtree_array(ett, array_length(ett));
 
-    meter_module = prefs_register_protocol(proto_meter, NULL);
     prefs_register_bool_preference(meter_module, "coap_decode", "Decode CoAP for display",
         "Let stock CoAP decode the messages on UDP 5683 for display (off: the meter hook still "
         "follows them and the statistics are the same, in less time; the analyser turns it off)",
@@ -657,17 +439,13 @@ void proto_register_meter(void)
     prefs_register_string_preference(meter_module, "path.firmware", "Firmware path prefix",
         "URI paths starting with this are firmware images", &pref_path_firmware);
 
-    requests_by_mid = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash, g_str_equal);
-    requests_by_token = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash, g_str_equal);
-    transfers = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash, g_str_equal);
-    register_init_routine(meter_init);
-    register_cleanup_routine(meter_cleanup);
-
     proto_register_meter_cfg();
     proto_register_meter_his();
     proto_register_meter_fw();
     proto_register_meter_ota();
+    meter_session_register();
     proto_register_meter_stats();
+    proto_register_meter_stats_table();
 }
 
 /* From 4.4 on, the RF4CE network layer's heuristic on 802.15.4 comes

@@ -1,0 +1,201 @@
+/* coap_exchange.c: requests by MID and token, transfers by resource
+ * (coap_exchange.h says what and why).
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+#include "coap_exchange.h"
+#include "key_text.h"
+
+/* A block-wise transfer as the exchanges see it: enough to tell a new
+ * transfer from a re-request of the current one. */
+typedef struct {
+    guint32  id;
+    gint64   last_request_us;
+    guint8   block0_szx;
+    gboolean progressed;    /* a request for a later block was seen */
+    gboolean completed;     /* the last block was answered */
+} transfer_state_t;
+
+struct coap_exchanges {
+    wmem_allocator_t *scope;
+    wmem_map_t *by_mid;       /* "client|server|mid" */
+    wmem_map_t *by_token;     /* "client|server|t<token>" */
+    wmem_map_t *transfers;    /* "client|server|path" */
+    guint32 next_transfer_id;
+};
+
+coap_exchanges_t *coap_exchanges_new(wmem_allocator_t *scope)
+{
+    coap_exchanges_t *e = wmem_new0(scope, coap_exchanges_t);
+
+    e->scope = scope;
+    e->by_mid = wmem_map_new(scope, g_str_hash, g_str_equal);
+    e->by_token = wmem_map_new(scope, g_str_hash, g_str_equal);
+    e->transfers = wmem_map_new(scope, g_str_hash, g_str_equal);
+    return e;
+}
+
+const char *coap_endpoint_key(wmem_allocator_t *scope, const address *a, guint32 port)
+{
+    static const char hex[] = "0123456789abcdef";
+    const guint8 *d = (const guint8 *)a->data;
+    gint len = MIN(a->len, 64);
+    char *s = (char *)wmem_alloc(scope, 2 * len + 16);
+    char *p = s;
+
+    *p++ = (char)('A' + a->type % 26);
+    for (gint i = 0; i < len; i++) {
+        *p++ = hex[d[i] >> 4];
+        *p++ = hex[d[i] & 15];
+    }
+    *p++ = '#';
+    for (gint shift = 28; shift >= 0; shift -= 4)
+        if ((port >> shift) || !shift)
+            *p++ = hex[(port >> shift) & 15];
+    *p = '\0';
+    return s;
+}
+
+/* Lookup keys live in tmp; a key is copied to the table's scope only when
+ * it is inserted. */
+static char *mid_key(wmem_allocator_t *tmp, const char *client, const char *server, guint16 mid)
+{
+    char buf[KEY_TEXT_MAX];
+    guint32 n = mid;
+
+    return wmem_strdup(tmp, key_text(buf, client, server, &n, 1));
+}
+
+static char *token_key(wmem_allocator_t *tmp, const meter_coap_t *m, const char *client, const char *server)
+{
+    char buf[KEY_TEXT_MAX];
+    /* The token as three numbers: its length and its 8 bytes (zero-padded). */
+    guint32 nums[3] = { 0x100u | m->tkl, 0, 0 };
+
+    for (guint i = 0; i < m->tkl && i < 8; i++)
+        nums[1 + i / 4] |= (guint32)m->token[i] << (8 * (3 - i % 4));
+    return wmem_strdup(tmp, key_text(buf, client, server, nums, 3));
+}
+
+static char *transfer_key(wmem_allocator_t *tmp, const char *client, const char *server, const char *path)
+{
+    return wmem_strdup_printf(tmp, "%s|%s|%s", client, server, path);
+}
+
+/* The transfer definition (docs/ground-truth.md): a block-0 request with a
+ * new Message ID starts a new transfer once the current one completed, went
+ * past block 0, asked block 0 with another SZX, or asked nothing for longer
+ * than an exchange lifetime (the meter gave it up: its MIDs are free again);
+ * otherwise it re-requests block 0 of the current transfer. */
+static guint32 transfer_for_request(coap_exchanges_t *e, wmem_allocator_t *tmp, const meter_coap_t *m,
+                                    const char *client, const char *server, gint64 now)
+{
+    const meter_block_t *b = m->block2.present ? &m->block2 : &m->block1;
+    char *key = transfer_key(tmp, client, server, m->path);
+    transfer_state_t *t = (transfer_state_t *)wmem_map_lookup(e->transfers, key);
+    guint32 num = b->present ? b->num : 0;
+    guint8 szx = b->present ? b->szx : 6;
+
+    if (num == 0) {
+        gboolean fresh = !t || t->completed || t->progressed || t->block0_szx != szx ||
+                         now - t->last_request_us > COAP_EXCHANGE_LIFETIME_US;
+        if (fresh) {
+            t = wmem_new0(e->scope, transfer_state_t);
+            t->id = ++e->next_transfer_id;
+            t->block0_szx = szx;
+            wmem_map_insert(e->transfers, wmem_strdup(e->scope, key), t);
+        }
+        t->last_request_us = now;
+        return t->id;
+    }
+    if (!t) {
+        /* The capture started mid-transfer. */
+        t = wmem_new0(e->scope, transfer_state_t);
+        t->id = ++e->next_transfer_id;
+        t->block0_szx = szx;
+        wmem_map_insert(e->transfers, wmem_strdup(e->scope, key), t);
+    }
+    t->progressed = TRUE;
+    t->last_request_us = now;
+    return t->id;
+}
+
+static coap_exchange_t *request_exchange(coap_exchanges_t *e, const meter_coap_t *m, const char *src,
+                                         const char *dst, const address *src_addr, const address *dst_addr,
+                                         guint32 frame, gint64 now, wmem_allocator_t *tmp)
+{
+    char *k = mid_key(tmp, src, dst, m->mid);
+    coap_exchange_t *ex = (coap_exchange_t *)wmem_map_lookup(e->by_mid, k);
+    meter_coap_identity_t id = meter_coap_identity(m);
+
+    if (ex && meter_coap_mid_in_use(ex->type, ex->first_us, now) && meter_coap_same_identity(&ex->id, &id))
+        return ex;
+    ex = wmem_new0(e->scope, coap_exchange_t);
+    ex->path = m->path ? wmem_strdup(e->scope, m->path) : NULL;
+    ex->frame = frame;
+    ex->first_us = now;
+    ex->type = m->type;
+    ex->id = id;
+    copy_address_wmem(e->scope, &ex->client, src_addr);
+    copy_address_wmem(e->scope, &ex->server, dst_addr);
+    ex->client_key = wmem_strdup(e->scope, src);
+    /* Every block-wise transfer is followed, on any path. */
+    if (ex->path && (m->block1.present || m->block2.present))
+        ex->transfer_id = transfer_for_request(e, tmp, m, src, dst, now);
+    wmem_map_insert(e->by_mid, wmem_strdup(e->scope, k), ex);
+    wmem_map_insert(e->by_token, wmem_strdup(e->scope, token_key(tmp, m, src, dst)), ex);
+    return ex;
+}
+
+/* A response (or empty ACK) travels server -> client. */
+static coap_exchange_t *answer_exchange(coap_exchanges_t *e, const meter_coap_t *m, const char *src,
+                                        const char *dst, guint32 frame, gint64 now, wmem_allocator_t *tmp)
+{
+    coap_exchange_t *ex = NULL;
+
+    if (m->type == COAP_TYPE_ACK || m->type == COAP_TYPE_RST)
+        ex = (coap_exchange_t *)wmem_map_lookup(e->by_mid, mid_key(tmp, dst, src, m->mid));
+    if (ex && !meter_coap_mid_in_use(ex->type, ex->first_us, now))
+        ex = NULL;
+    if (!ex && m->code != COAP_CODE_EMPTY) {
+        ex = (coap_exchange_t *)wmem_map_lookup(e->by_token, token_key(tmp, m, dst, src));
+        /* A token names one exchange too, within its lifetime. */
+        if (ex && !meter_coap_mid_in_use(COAP_TYPE_CON, ex->first_us, now))
+            ex = NULL;
+    }
+    if (!ex || m->code == COAP_CODE_EMPTY)
+        return ex;
+    if (!ex->response_frame)
+        ex->response_frame = frame;
+    /* A separate response is a CON of the server's: the client's empty ACK
+     * to it (same MID, reversed) belongs to the same exchange. */
+    if (m->type == COAP_TYPE_CON)
+        wmem_map_insert(e->by_mid, wmem_strdup(e->scope, mid_key(tmp, src, dst, m->mid)), ex);
+    /* A GET without Block2 answered with Block2 (RFC 7959 2.4) is block 0. */
+    if (!ex->transfer_id && ex->path && m->block2.present && m->block2.num == 0) {
+        meter_coap_t as_block0 = *m;
+        as_block0.path = ex->path;
+        as_block0.block1.present = FALSE;
+        ex->transfer_id = transfer_for_request(e, tmp, &as_block0, dst, src, now);
+    }
+    if (ex->transfer_id && coap_code_is_success(m->code)) {
+        const meter_block_t *b = m->block2.present ? &m->block2 : &m->block1;
+        gboolean last = b->present ? !b->more : TRUE;
+        if (last) {
+            transfer_state_t *t = (transfer_state_t *)wmem_map_lookup(e->transfers,
+                                                                     transfer_key(tmp, dst, src, ex->path));
+            if (t && t->id == ex->transfer_id)
+                t->completed = TRUE;
+        }
+    }
+    return ex;
+}
+
+coap_exchange_t *coap_exchange_for(coap_exchanges_t *e, const meter_coap_t *m, const char *src,
+                                   const char *dst, const address *src_addr, const address *dst_addr,
+                                   guint32 frame, gint64 now_us, wmem_allocator_t *tmp)
+{
+    if (meter_coap_is_request(m))
+        return request_exchange(e, m, src, dst, src_addr, dst_addr, frame, now_us, tmp);
+    return answer_exchange(e, m, src, dst, frame, now_us, tmp);
+}

@@ -1,0 +1,32 @@
+/* meter-session.h: the state of the capture file being read, in one object:
+ * the session tracker (every exchange, transfer, datagram copy and frame of
+ * link accounting) and the hook's per-frame records, with the preferences
+ * that shape them. Made on the first frame of a file, gone with the file.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef METER_SESSION_H
+#define METER_SESSION_H
+
+#include <epan/packet.h>
+#include "ota_track.h"
+
+typedef struct meter_session meter_session_t;
+
+/* Preferences (meter.ota.stall_seconds, meter.ota.timestamps) and the
+ * per-file life cycle. */
+void meter_session_register(void);
+
+/* The session of the file being read, made on first use. The hook passes it
+ * on; taps, whose draw callbacks get no packet, ask for it here. */
+meter_session_t *meter_session_current(void);
+ota_track_t     *meter_session_tracker(meter_session_t *s);
+/* A silence longer than this (seconds) is a stall. */
+double           meter_session_stall_seconds(const meter_session_t *s);
+/* Every transfer's numbers, as of the frames read so far (cheap when nothing changed). */
+void             meter_session_finalize(meter_session_t *s);
+
+/* The hook's record of a frame (NULL: none yet). */
+gpointer         meter_session_frame(const meter_session_t *s, guint32 num);
+void             meter_session_set_frame(meter_session_t *s, guint32 num, gpointer record);
+
+#endif
