@@ -15,8 +15,9 @@ enum { COAP_TYPE_CON = 0, COAP_TYPE_NON = 1, COAP_TYPE_ACK = 2, COAP_TYPE_RST = 
 #define COAP_CODE_CONTENT  69u   /* 2.05 */
 #define COAP_CODE(cls, detail) ((guint8)((cls) << 5 | (detail)))
 
-static inline gboolean coap_code_is_success(guint8 code) { return code >= 64 && code < 96; }   /* 2.xx */
-static inline gboolean coap_code_is_error(guint8 code) { return code >= 128; }                /* 4.xx, 5.xx */
+static inline guint coap_code_class(guint8 code) { return code >> 5; }
+static inline gboolean coap_code_is_success(guint8 code) { return coap_code_class(code) == 2; }
+static inline gboolean coap_code_is_error(guint8 code) { return coap_code_class(code) >= 4; }  /* 4.xx .. 7.xx */
 
 typedef struct {
     gboolean present;

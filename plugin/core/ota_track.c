@@ -178,7 +178,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
     t->counts.wpan_frames++;
     t->counts.secured_frames += in->secured;
     t->counts.undecrypted_frames += in->secured && !in->decrypted;
-    if (in->frame_type == 2) {
+    if (in->frame_type == WPAN_FRAME_ACK) {
         ota_frame_t *a = t->awaiting_ack[in->seq];
         t->acks_seen = TRUE;
         /* The ACK of the latest frame awaiting one with its sequence number
@@ -436,7 +436,7 @@ static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guin
         if (c->first_us < after)
             continue;
         if (c != current && c->coap_type == type && copy_lost(t, c, before) &&
-            (type != 0 || c->coap_code == msg->code))
+            (type != COAP_TYPE_CON || c->coap_code == msg->code))
             return TRUE;
     }
     return FALSE;
@@ -682,7 +682,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
             const ota_copy_t *current = f ? f->copy : NULL;
             if (msg_lost_before(t, lost_req, lost_req->type, since, ts_us, current))
                 r->cause = OTA_CAUSE_REQUEST_LOST;
-            else if (msg_lost_before(t, lost_req, 2, since, ts_us, current))
+            else if (msg_lost_before(t, lost_req, COAP_TYPE_ACK, since, ts_us, current))
                 r->cause = OTA_CAUSE_RESPONSE_LOST;
             else if (answered)
                 r->cause = OTA_CAUSE_NOT_ACCEPTED;
@@ -690,7 +690,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
                 r->cause = OTA_CAUSE_NOTHING_VISIBLE;
         }
     }
-    if (!msg->is_request && msg->request && m->code != 0) {
+    if (!msg->is_request && msg->request && m->code != COAP_CODE_EMPTY) {
         ota_msg_t *req = msg->request;
         guint nr = wmem_array_get_count(req->rounds);
         ota_round_t *r0 = (ota_round_t *)wmem_array_index(req->rounds, 0);
@@ -700,7 +700,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         x->last_response_us = ts_us;
         if (r->round > 1 && !r->hop_copy)
             r->duplicate_response = TRUE;
-        if (!x->upload && m->block2.present && m->block2.szx < x->szx && m->code < 96) {
+        if (!x->upload && m->block2.present && m->block2.szx < x->szx && coap_code_class(m->code) <= 2) {
             r->renegotiation = TRUE;
             x->szx = m->block2.szx;
             x->renegotiated = TRUE;
@@ -709,7 +709,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
             x->size_hint = m->size2;
         /* Upload: the request carries the block (a final 2.04 may have no Block1). */
         const ota_msg_t *blk = x->upload ? req : msg;
-        if (m->code >= 64 && m->code < 96 && blk->offset == x->next_offset && blk->has_block)
+        if (coap_code_is_success(m->code) && blk->offset == x->next_offset && blk->has_block)
             x->next_offset += blk->len;
     }
     r->bytes_so_far = x->next_offset;
@@ -774,7 +774,7 @@ static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
             break;
         if (pass == 0 && (m->type != c->coap_type || m->code != c->coap_code))
             continue;
-        if (pass == 1 && !(c->coap_type == 2 && m->is_request && m->type == 0))
+        if (pass == 1 && !(c->coap_type == COAP_TYPE_ACK && m->is_request && m->type == COAP_TYPE_CON))
             continue;
         if (c->first_us < m->not_before)
             continue;

@@ -12,6 +12,7 @@
 #include "coap_msg.h"
 #include "coap_exchange.h"
 #include "lowpan_view.h"
+#include "wpan_view.h"
 
 typedef guint64 ota_addr_t;     /* EUI-64, or 0xffff0000 | short address, 0 = none */
 
@@ -29,7 +30,7 @@ typedef struct {
     guint32    frame;
     gint64     ts_us;
     gboolean   has_wpan;
-    guint8     frame_type;       /* 1 data, 2 ack, 3 command */
+    guint8     frame_type;       /* WPAN_FRAME_* */
     guint8     seq;
     gboolean   ack_request;
     ota_addr_t src, dst;

@@ -13,8 +13,11 @@
 
 #include <epan/tvbuff.h>
 
+/* IEEE 802.15.4 frame types (Frame Control bits 0-2). */
+enum { WPAN_FRAME_BEACON = 0, WPAN_FRAME_DATA = 1, WPAN_FRAME_ACK = 2, WPAN_FRAME_COMMAND = 3 };
+
 typedef struct {
-    guint8   frame_type;          /* 0 beacon, 1 data, 2 ack, 3 command */
+    guint8   frame_type;          /* WPAN_FRAME_* */
     gboolean security, frame_pending, ack_request, has_seq;
     guint8   seq;
     guint64  src, dst;            /* EUI-64, or 0xffff0000 | short address; 0 = none */

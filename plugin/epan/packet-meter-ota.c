@@ -172,12 +172,12 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
     ti = proto_tree_add_item(tree, proto_meter, tvb, 0, 0, ENC_NA);
     proto_item_set_text(ti, "Block-wise transfer %u", x->id);
     ot = proto_item_add_subtree(ti, ett_ota);
+    guint32 size = b->present ? meter_block_size(b->szx) : 0;
     if (b->present) {
-        proto_item_append_text(ti, ", block %u (%u bytes at %u)", b->num, 16u << b->szx,
-                               b->num * (16u << b->szx));
+        proto_item_append_text(ti, ", block %u (%u bytes at %u)", b->num, size, b->num * size);
         gen_uint(ot, hf_ota_block, tvb, b->num);
-        gen_uint(ot, hf_ota_offset, tvb, b->num * (16u << b->szx));
-        gen_uint(ot, hf_ota_block_size, tvb, 16u << b->szx);
+        gen_uint(ot, hf_ota_offset, tvb, b->num * size);
+        gen_uint(ot, hf_ota_block_size, tvb, size);
         gen_uint(ot, hf_ota_szx, tvb, b->szx);
     }
     gen_uint(ot, hf_ota_bytes, tvb, r->bytes_so_far);
@@ -225,23 +225,25 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
     }
     if (b->present && b->szx == 7 && !r->hop_copy)
         expert_add_info(pinfo, ti, &ei_ota_szx7);
-    if (!meter_coap_is_request(m) && m->code != 0 && !r->hop_copy) {
+    if (!meter_coap_is_request(m) && m->code != COAP_CODE_EMPTY && !r->hop_copy) {
         gboolean asked_szx0 = msg->request && msg->request->has_block && msg->request->szx == 0;
-        if (m->code >= 128)
+        /* Class 2 or below: not a redirect (3.xx) nor an error. */
+        gboolean success = coap_code_class(m->code) <= 2;
+        if (coap_code_is_error(m->code))
             expert_add_info_format(pinfo, ti, &ei_ota_error_response, "Error response %u.%02u%s",
-                                   m->code >> 5, m->code & 31, plen ? " with a payload" : "");
-        if (asked_szx0 && (m->code >= 128 || (m->code < 96 && plen == 0)))
+                                   coap_code_class(m->code), m->code & 31, plen ? " with a payload" : "");
+        if (asked_szx0 && (coap_code_is_error(m->code) || (success && plen == 0)))
             expert_add_info(pinfo, ti, &ei_ota_szx0);
-        gboolean carries = x->upload ? FALSE : TRUE;
-        if (carries && b->present && m->code < 96 &&
-            ((b->more && plen != (16u << b->szx)) || (!b->more && plen > (16u << b->szx))))
+        /* A download's response carries the block; an upload's does not. */
+        gboolean carries = !x->upload;
+        if (carries && b->present && success && ((b->more && plen != size) || (!b->more && plen > size)))
             expert_add_info_format(pinfo, ti, &ei_ota_length, "Block payload of %u bytes; SZX %u means %u",
-                                   plen, b->szx, 16u << b->szx);
-        if (carries && b->present && !b->more && m->code < 96 && r->size_hint > 0 &&
-            (gint64)(b->num * (16u << b->szx) + plen) != r->size_hint)
+                                   plen, b->szx, size);
+        if (carries && b->present && !b->more && success && r->size_hint > 0 &&
+            (gint64)(b->num * size + plen) != r->size_hint)
             expert_add_info_format(pinfo, ti, &ei_ota_last_block,
                                    "Last block ends at byte %u, the image is %" G_GINT64_MODIFIER "d bytes",
-                                   b->num * (16u << b->szx) + plen, r->size_hint);
+                                   b->num * size + plen, r->size_hint);
     }
     if (PINFO_FD_VISITED(pinfo) && !x->st.complete && pinfo->num == x->st.last_frame)
         expert_add_info(pinfo, ti, &ei_ota_incomplete);

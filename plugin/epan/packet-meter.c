@@ -286,7 +286,7 @@ static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolea
     in.src = wv.src;
     in.dst = wv.dst;
     tvbuff_t *payload = NULL;
-    if (wv.frame_type == 1)
+    if (wv.frame_type == WPAN_FRAME_DATA)
         payload = wv.security ? meter_data_source_tvb(pinfo, "Decrypted IEEE 802.15.4 payload")
                               : tvb_new_subset_length(psdu, wv.payload_offset, wv.payload_end - wv.payload_offset);
     lowpan_view_t lv;
@@ -294,7 +294,7 @@ static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolea
     /* Secured data frames tell whether the key worked: the 802.15.4
      * dissector hands on a payload even when the MIC fails, so only one that
      * reads as 6LoWPAN counts as decrypted. */
-    in.secured = wv.security && wv.frame_type == 1;
+    in.secured = wv.security && wv.frame_type == WPAN_FRAME_DATA;
     in.decrypted = in.secured && has_lowpan;
     f = ota_track_frame(tracker, &in);
     if (has_lowpan)
