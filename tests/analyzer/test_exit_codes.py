@@ -8,8 +8,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analyser_run import Analyser  # noqa: E402
+from analyser_run import Analyser
 
 CTX = ["-O", "6lowpan.context1:2001:db8:1::/64", "--no-progress"]
 failures = 0
