@@ -1,6 +1,7 @@
 /* tshark_runner.c: one tshark per capture, its standard output read line by
  * line as it comes (never the whole capture as text), its standard error
- * kept in a temporary file and turned into a message when it failed.
+ * kept in a temporary file and turned into a message when it failed; what
+ * failed is told by tshark's exit status, not by its words.
  *
  * Plugins: tshark loads WIRESHARK_PLUGIN_DIR instead of the global plugin
  * folder, plus the user's personal folder, except when run as root, when it
@@ -242,6 +243,48 @@ gboolean ms_capture_file_ok(const char *file, char **message)
     return TRUE;
 }
 
+/* tshark's exit status for the runs made here (`-r FILE -q -z ...`): 4.4
+ * and 4.6 name the codes in <ws_exit_codes.h> (WS_EXIT_*); 4.0 has
+ * ui/exit_codes.h, where INVALID_OPTION is 1 and nearly every other code 2.
+ * What 4.0.17 returns was tried by hand for each case below; for 4.4 and 4.6
+ * it is read from those headers and a tshark.c of 4.6's time (not run).
+ * The analyser checks each file before (ms_capture_file_ok), so tshark meets
+ * a file it cannot open only when libpcap accepts what wiretap refuses, or
+ * when the file changed meanwhile. */
+enum {
+    /* WS_EXIT_INVALID_OPTION on every version: tshark refused its command
+     * line, an -o preference, the -z argument (unknown when the plugin did
+     * not load) or the tap's filter (the plugin's own exit(1) in
+     * packet-meter-stats.c). Nothing was read. */
+    TSHARK_REFUSED_OPTION = 1,
+    /* A read error once the file was open (cut short, damaged record):
+     * tshark still draws the taps, so the records of what it read came out.
+     * 4.0 exits 2 as well when it cannot open the file (its INVALID_FILE). */
+    TSHARK_READ_ERROR = 2,
+    /* WS_EXIT_INVALID_FILE (4.2 and later): the file could not be opened. */
+    TSHARK_CANNOT_OPEN = 3,
+};
+
+/* The only text of tshark's matched here: lines of its standard error that
+ * report no error, left out of the message. tshark 4.0, 4.4 and 4.6 all
+ * print both (the strings are in their tshark and libwsutil). */
+static const struct {
+    const char *text;
+    gboolean    line_start; /* TRUE: the line starts with it; FALSE: anywhere */
+} tshark_noise[] = {
+    { "Running as user", TRUE },                 /* tshark run as root */
+    { "found in multiple directories", FALSE },  /* a plugin both personal and global */
+};
+
+static gboolean is_noise(const char *line)
+{
+    for (guint i = 0; i < G_N_ELEMENTS(tshark_noise); i++)
+        if (tshark_noise[i].line_start ? g_str_has_prefix(line, tshark_noise[i].text)
+                                       : strstr(line, tshark_noise[i].text) != NULL)
+            return TRUE;
+    return FALSE;
+}
+
 /* tshark's own words for a failure, without its noise. */
 static char *tshark_errors(const char *path)
 {
@@ -251,8 +294,7 @@ static char *tshark_errors(const char *path)
     if (g_file_get_contents(path, &text, NULL, NULL)) {
         char **lines = g_strsplit(text, "\n", -1);
         for (guint i = 0; lines[i]; i++) {
-            if (!*lines[i] || g_str_has_prefix(lines[i], "Running as user") ||
-                strstr(lines[i], "found in multiple directories"))
+            if (!*lines[i] || is_noise(lines[i]))
                 continue;
             if (out->len)
                 g_string_append(out, "; ");
@@ -264,21 +306,51 @@ static char *tshark_errors(const char *path)
     return g_string_free(out, FALSE);
 }
 
+/* Whether this tshark, with the plugin folder of the runs, loads the plugin:
+ * its "-G plugins" report has one line per plugin, the file name first.
+ * Asked only after a refused command line, to tell a plugin that did not
+ * load (so "-z meter,ota,tsv" is unknown) from a refused user option. */
+static gboolean tshark_loads_plugin(const ms_tshark_t *t)
+{
+    GSubprocessLauncher *l =
+        g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+    const char *argv[] = { t->tshark, "-G", "plugins", NULL };
+    char *out = NULL;
+    gboolean loads = FALSE;
+
+    if (t->plugin_env_dir)
+        g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
+    GSubprocess *p = g_subprocess_launcher_spawnv(l, argv, NULL);
+    if (p && g_subprocess_communicate_utf8(p, NULL, NULL, &out, NULL, NULL)) {
+        char **lines = g_strsplit(out ? out : "", "\n", -1);
+        for (guint i = 0; lines[i] && !loads; i++) {
+            char **cols = g_strsplit(lines[i], "\t", 2);
+            loads = cols[0] && strcmp(g_strstrip(cols[0]), "meterscope.so") == 0;
+            g_strfreev(cols);
+        }
+        g_strfreev(lines);
+    }
+    g_free(out);
+    g_clear_object(&p);
+    g_object_unref(l);
+    return loads;
+}
+
 static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int status, const char *errors,
                                 ms_capture_t *out, char **message)
 {
-    if (strstr(errors, "cut short") || strstr(errors, "damaged or corrupt") || strstr(errors, "doesn't exist") ||
-        strstr(errors, "isn't a capture file") || strstr(errors, "ermission denied")) {
+    switch (status) {
+    case TSHARK_READ_ERROR:
+    case TSHARK_CANNOT_OPEN:
         *message = out->header_seen ? g_strdup_printf("%s: %s (partial results)", file, errors)
                                     : g_strdup_printf("%s: %s", file, errors);
         return RUN_INPUT_ERROR;
-    }
-    if (strstr(errors, "Invalid -z argument") && !out->header_seen) {
-        *message = g_strdup_printf("tshark (%s) did not load the meterscope plugin %s: check that it was built "
-                                   "for this tshark's version", t->tshark, t->plugin);
-        return RUN_TSHARK_ERROR;
-    }
-    if (strstr(errors, "-z meter,ota") || strstr(errors, "display filter") || strstr(errors, "-o flag")) {
+    case TSHARK_REFUSED_OPTION:
+        if (!out->header_seen && !tshark_loads_plugin(t)) {
+            *message = g_strdup_printf("tshark (%s) did not load the meterscope plugin %s: check that it was "
+                                       "built for this tshark's version", t->tshark, t->plugin);
+            return RUN_TSHARK_ERROR;
+        }
         *message = g_strdup(errors);
         return RUN_USAGE_ERROR;
     }

@@ -3,15 +3,14 @@
 taken from the committed captures with stock tshark (CoAP messages, SenML
 history payloads, the firmware images the plugin exports) and from their
 raw 802.15.4 frames (fragment accounting), and the config blobs. Small on purpose: the fuzzer
-grows its own corpus from these."""
+grows its own corpus from these. Run it with PYTHONPATH=tests/lib (tshark_view)."""
 import hashlib
 import os
 import struct
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "captures"))
-import tshark_view  # noqa: E402
+import tshark_view
 
 CTX = ["-o", "6lowpan.context1:2001:db8:1::/64"] + tshark_view.stock_only_args()
 

@@ -45,7 +45,7 @@ host_suite() {
         cmake --build build-test -j"$jobs" &&
         (cd build-test && ctest -j"$jobs" --timeout 900 --output-on-failure) &&
         mkdir -p "$out/$1" &&
-        python3 tests/versions/analyser_reports.py build-test/analyzer/meterscope "$out/$1/reports" &&
+        PYTHONPATH=tests/lib python3 tests/versions/analyser_reports.py build-test/analyzer/meterscope "$out/$1/reports" &&
         cmake --build build-test --target deb >/dev/null &&
         cp build-test/meterscope_*.deb "$out/$1/"
 }

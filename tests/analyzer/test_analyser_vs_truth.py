@@ -9,28 +9,11 @@ transfers the truth has an incomplete datagram in."""
 import csv
 import io
 import json
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "captures"))
-sys.path.insert(0, os.path.join(HERE, "..", "plugin"))
-import tshark_view as tv  # noqa: E402
-from test_ota_vs_truth import differences  # noqa: E402
-from analyser_run import Analyser, prefs_args  # noqa: E402
-
-
-def as_tsv_row(t):
-    """A JSON transfer as the plugin's TSV row (strings; none as -1)."""
-    row = {}
-    for k, v in t.items():
-        if isinstance(v, bool):
-            row[k] = "1" if v else "0"
-        elif v is None:
-            row[k] = "-1"
-        else:
-            row[k] = str(v)
-    return row
+from analyser_run import Analyser, prefs_args
+from ota_compare import as_tsv_row, differences
+import tshark_view as tv
 
 
 def main():

@@ -8,8 +8,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analyser_run import Analyser  # noqa: E402
+from analyser_run import Analyser
 
 CTX = ["-O", "6lowpan.context1:2001:db8:1::/64", "--no-progress"]
 failures = 0
@@ -81,6 +80,14 @@ def main():
         expect(a.run(CTX + ["--tshark", "/nonexistent/tshark", default]), 3, "tshark not found", "no tshark")
         expect(a.run(CTX + ["--plugin", "/nonexistent/meterscope.so", default], plugin=False), 3,
                "not installed", "no plugin")
+        # A file tshark cannot load as a plugin: the analyser's own -o meter.*
+        # preferences are refused first, and that must not pass for a usage error.
+        broken = os.path.join(a.tmp, "broken-meterscope.so")
+        with open(broken, "w") as f:
+            f.write("not a shared object\n")
+        os.chmod(broken, 0o644)
+        expect(a.run(CTX + ["--plugin", broken, default], plugin=False), 3,
+               "did not load the meterscope plugin", "a plugin tshark cannot load")
         if os.geteuid() == 0:
             # Root's tshark loads the global plugin folder only: a plugin that is
             # not the installed one is refused with what to do.

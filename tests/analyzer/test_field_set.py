@@ -10,14 +10,11 @@ import subprocess
 import sys
 import tempfile
 
+from analyser_run import Analyser, prefs_args
+from ota_compare import as_tsv_row, differences
+import tshark_view as tv
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "captures"))
-sys.path.insert(0, os.path.join(HERE, "..", "plugin"))
-import tshark_view as tv  # noqa: E402
-from analyser_run import Analyser, prefs_args  # noqa: E402
-from test_analyser_vs_truth import as_tsv_row  # noqa: E402
-from test_ota_vs_truth import differences  # noqa: E402
 
 # ../shared/meter-protocol.md, "Field reference": effective rate by SZX (B/s).
 FIELD = {6: 809, 5: 713, 4: 458, 3: 239, 2: 150, 1: 68}

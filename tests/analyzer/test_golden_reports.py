@@ -8,15 +8,15 @@ numbers are right; this one says that a change meant to keep behaviour
 report, rerun with --update and say in the commit what changed and why.
 
 usage: test_golden_reports.py MESCOPE_CLI COMMITTED_DIR GOLDEN_DIR [--update]
+(by hand, with PYTHONPATH=tests/lib for its helpers)
 """
 import difflib
 import glob
+import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import json
-from analyser_run import Analyser, prefs_args  # noqa: E402
+from analyser_run import Analyser, prefs_args
 
 FORMATS = (("table", "txt"), ("csv", "csv"), ("json", "json"))
 

@@ -11,13 +11,9 @@ import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "captures"))
-sys.path.insert(0, os.path.join(HERE, "..", "plugin"))
-import tshark_view as tv  # noqa: E402
-from test_ota_vs_truth import differences  # noqa: E402
-from test_analyser_vs_truth import as_tsv_row  # noqa: E402
-from analyser_run import Analyser, prefs_args  # noqa: E402
+from analyser_run import Analyser, prefs_args
+from ota_compare import as_tsv_row, differences
+import tshark_view as tv
 
 START = 1772532000      # 2026-03-03 10:00 UTC
 DAYS = 3

@@ -9,12 +9,9 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "captures"))
-sys.path.insert(0, os.path.join(HERE, ".."))
-import tshark_view as tv  # noqa: E402
-from checks import Checks  # noqa: E402
-from analyser_run import Analyser  # noqa: E402
+from analyser_run import Analyser
+from checks import Checks
+import tshark_view as tv
 
 PREF = "6lowpan.context1:2001:db8:1::/64"
 check = Checks()

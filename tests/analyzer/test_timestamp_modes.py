@@ -13,15 +13,10 @@ import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "captures"))
-sys.path.insert(0, os.path.join(HERE, "..", "plugin"))
-sys.path.insert(0, os.path.join(HERE, ".."))
-import tshark_view as tv  # noqa: E402
-from checks import Checks  # noqa: E402
-from test_ota_vs_truth import differences, HOST_SPAN_S  # noqa: E402
-from test_analyser_vs_truth import as_tsv_row  # noqa: E402
-from analyser_run import Analyser, prefs_args  # noqa: E402
+from analyser_run import Analyser, prefs_args
+from checks import Checks
+from ota_compare import HOST_SPAN_S, as_tsv_row, differences
+import tshark_view as tv
 
 RUNS = [("default", "195"), ("multihop", "230"), ("secure", "283"), ("busy", "zep"), ("router", "195"),
         ("openthread", "283"), ("two-meters", "230"), ("bernoulli", "zep"), ("renegotiate", "195"),

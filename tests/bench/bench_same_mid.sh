@@ -46,7 +46,7 @@ printf '%8s %8s %12s %12s %10s %8s %8s %16s\n' requests frames "no-CoAP s" "stoc
 base=""
 for n in 5000 10000 20000 40000 100000; do
     cap=$tmp/same-mid-$n.pcap
-    python3 "$here/same_mid_capture.py" "$n" "$cap"
+    PYTHONPATH="$here/../lib" python3 "$here/same_mid_capture.py" "$n" "$cap"
     chmod 644 "$cap"
     : >"$tmp/nocoap"
     : >"$tmp/stock"

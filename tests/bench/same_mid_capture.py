@@ -6,12 +6,10 @@ each answered by a piggy-backed 2.05 with the block (RFC 7252 3, RFC 7959
 `wpan` (the default): IEEE 802.15.4 frames with FCS (link type 195), 6LoWPAN
 IPHC with inline addresses and UDP, each acknowledged; `gateway`: Ethernet
 and IPv6. Written by hand: the frames are a few struct.pack calls."""
-import os
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plugin"))
-from test_malformed_frag import fcs  # noqa: E402  (IEEE 802.15.4 FCS)
+from ieee802154 import fcs
 
 METER = bytes.fromhex("20010db8000100000212" "4b0001a0c000")
 GATEWAY = bytes.fromhex("20010db800ff00000000" "000000000001")

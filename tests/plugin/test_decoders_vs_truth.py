@@ -14,8 +14,7 @@ import sys
 import tempfile
 from datetime import datetime, timezone
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures"))
-import tshark_view as tv  # noqa: E402
+import tshark_view as tv
 
 CFG_SCALARS = {
     "meter.cfg.device_id": ("device_id", str), "meter.cfg.config_version": ("config_version", int),

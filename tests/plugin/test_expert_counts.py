@@ -14,8 +14,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures"))
-import tshark_view as tv  # noqa: E402
+import tshark_view as tv
 
 EXPERTS = {
     "retransmissions": "CoAP retransmission (same Message ID)",

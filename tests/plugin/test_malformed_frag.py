@@ -10,15 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-
-def fcs(data):
-    """IEEE 802.15.4 FCS: CRC-16/KERMIT, little-endian."""
-    crc = 0
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
-    return struct.pack("<H", crc)
+from ieee802154 import fcs
 
 
 def frame(seq, payload, src=0x0401, dst=0x0400):

@@ -9,8 +9,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures"))
-import tshark_view as tv  # noqa: E402
+import tshark_view as tv
 
 
 def node_addresses(gt, node):

@@ -10,11 +10,10 @@ import subprocess
 import sys
 import tempfile
 
+from checks import Checks
+import tshark_view as tv
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "captures"))
-sys.path.insert(0, os.path.join(HERE, ".."))
-import tshark_view as tv  # noqa: E402
-from checks import Checks  # noqa: E402
 
 N = 600
 

@@ -11,10 +11,10 @@ import json
 import os
 import sys
 
+from analyser_run import Analyser, prefs_args
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-sys.path.insert(0, os.path.join(HERE, "..", "analyzer"))
-from analyser_run import Analyser, prefs_args  # noqa: E402
 
 
 def committed():

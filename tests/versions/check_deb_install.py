@@ -10,14 +10,8 @@ import os
 import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "plugin"))
-sys.path.insert(0, os.path.join(HERE, ".."))
-sys.path.insert(0, os.path.join(HERE, "..", "analyzer"))
-sys.path.insert(0, os.path.join(HERE, "..", "captures"))
-from test_ota_vs_truth import differences  # noqa: E402
-from checks import Checks  # noqa: E402
-from test_analyser_vs_truth import as_tsv_row  # noqa: E402
+from checks import Checks
+from ota_compare import as_tsv_row, differences
 
 check = Checks()
 

@@ -30,7 +30,7 @@ tshark --version | head -n 1
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON >/dev/null
 cmake --build build -j$jobs
 (cd build && ctest -j$jobs --timeout 900 --output-on-failure)
-python3 tests/versions/analyser_reports.py build/analyzer/meterscope /srv/meterscope/out/reports
+PYTHONPATH=tests/lib python3 tests/versions/analyser_reports.py build/analyzer/meterscope /srv/meterscope/out/reports
 cmake --build build --target deb >/dev/null
 cp build/meterscope_*.deb /srv/meterscope/out/
 EOF

@@ -49,4 +49,4 @@ if [ $rc != 0 ]; then
     echo "FAIL  $name on $suite: installing or running it failed (exit $rc)"
     exit 1
 fi
-python3 "$here/check_deb_install.py" "$root/tmp" "$name" "$suite"
+PYTHONPATH="$here/../lib" python3 "$here/check_deb_install.py" "$root/tmp" "$name" "$suite"
