@@ -17,6 +17,13 @@ typedef struct {
     guint8   szx;        /* 0..7 */
 } meter_block_t;
 
+/* RFC 7959 2.2: a block holds 2^(SZX+4) bytes; SZX 7 is reserved (a
+ * sender using it anyway means 2048). */
+static inline guint32 meter_block_size(guint8 szx)
+{
+    return 16u << MIN(szx, 7);
+}
+
 /* One CoAP message, parsed by coap_view.c from the bytes stock CoAP dissected. */
 typedef struct {
     guint8   type;       /* 0 CON, 1 NON, 2 ACK, 3 RST */
@@ -50,7 +57,7 @@ static inline gboolean meter_coap_is_request(const meter_coap_t *m)
 static inline guint64 meter_coap_block_offset(const meter_coap_t *m)
 {
     const meter_block_t *b = m->block1.present ? &m->block1 : &m->block2;
-    return b->present ? (guint64)b->num << (4 + MIN(b->szx, 7)) : 0;
+    return b->present ? (guint64)b->num * meter_block_size(b->szx) : 0;
 }
 
 typedef struct {
