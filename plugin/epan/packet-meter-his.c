@@ -316,8 +316,11 @@ static gboolean seconds_to_nstime(double s, nstime_t *ns)
     return TRUE;
 }
 
-/* "2026-03-01 04:00" (with seconds when not whole minutes); NULL if out of range. */
-static char *utc_text(wmem_allocator_t *scope, double t, gboolean date, gboolean seconds)
+/* SenML seconds as a short UTC label for the tree and the Info column:
+ * "2026-03-01 04:00", or "04:00" without the date, with ":SS" when asked;
+ * NULL if out of range. (common/utc_text.h is another format: capture
+ * timestamps with microseconds.) */
+static char *seconds_to_utc_label(wmem_allocator_t *scope, double t, gboolean date, gboolean seconds)
 {
     GDateTime *dt;
     char *s, *r;
@@ -379,7 +382,7 @@ static void add_base_fields(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
         proto_tree_add_string(tree, hf_his_base_name, tvb, f->offset, f->length, f->str);
     f = senml_record_field(r, SENML_BT);
     if (f->present && f->valid) {
-        char *when = f->num >= SENML_ABSOLUTE_TIME_MIN ? utc_text(pinfo->pool, f->num, TRUE, TRUE) : NULL;
+        char *when = f->num >= SENML_ABSOLUTE_TIME_MIN ? seconds_to_utc_label(pinfo->pool, f->num, TRUE, TRUE) : NULL;
         ti = proto_tree_add_double(tree, hf_his_base_time, tvb, f->offset, f->length, f->num);
         if (when)
             proto_item_append_text(ti, " s (%sZ)", when);
@@ -504,7 +507,7 @@ static proto_tree *add_record(proto_tree *tree, packet_info *pinfo, tvbuff_t *tv
         proto_tree_add_expert_format(rt, pinfo, &ei_his_time_range, tvb, off, len,
                                      "Time %g is out of range", r->time);
     } else if (r->time_absolute) {
-        char *when = utc_text(pinfo->pool, r->time, TRUE, TRUE);
+        char *when = seconds_to_utc_label(pinfo->pool, r->time, TRUE, TRUE);
         ti = proto_tree_add_time(rt, hf_his_time, tvb, off, len, &ns);
         if (r->has_base_time)
             proto_item_append_text(ti, " (bt %.17g + t %.17g)", r->base_time, f->valid ? f->num : 0.0);
@@ -545,10 +548,11 @@ static void add_info(packet_info *pinfo, const senml_pack_t *pack, const char *c
     if (pack->n_absolute > 0) {
         double lo = pack->time_min, hi = pack->time_max;
         gboolean secs = fmod(lo, 60.0) != 0.0 || fmod(hi, 60.0) != 0.0;
-        char *a = utc_text(pinfo->pool, lo, TRUE, secs);
-        char *day_lo = utc_text(pinfo->pool, lo, TRUE, FALSE), *day_hi = utc_text(pinfo->pool, hi, TRUE, FALSE);
+        char *a = seconds_to_utc_label(pinfo->pool, lo, TRUE, secs);
+        char *day_lo = seconds_to_utc_label(pinfo->pool, lo, TRUE, FALSE);
+        char *day_hi = seconds_to_utc_label(pinfo->pool, hi, TRUE, FALSE);
         gboolean same_day = day_lo && day_hi && strncmp(day_lo, day_hi, 10) == 0;
-        char *b = utc_text(pinfo->pool, hi, !same_day, secs);
+        char *b = seconds_to_utc_label(pinfo->pool, hi, !same_day, secs);
 
         if (a && b) {
             if (lo == hi)
