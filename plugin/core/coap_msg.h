@@ -27,7 +27,8 @@ typedef struct {
     guint8   szx;        /* 0..7 */
 } meter_block_t;
 
-/* RFC 7959 2.2: the block size an SZX means (7 is reserved; read as 6's double). */
+/* RFC 7959 2.2: a block holds 2^(SZX+4) bytes; SZX 7 is reserved (a
+ * sender using it anyway means 2048). */
 static inline guint32 meter_block_size(guint8 szx)
 {
     return 16u << MIN(szx, 7);

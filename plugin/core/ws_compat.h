@@ -45,6 +45,17 @@ static inline tvbuff_t *meter_data_source_tvb(packet_info *pinfo, const char *na
 #endif
 }
 
+/* Marks a frame that a reassembled item was built from, so that saving the
+ * displayed frames keeps it: 4.0 takes the packet_info, 4.4 its frame_data. */
+static inline void meter_mark_frame_depended_upon(packet_info *pinfo, guint32 frame)
+{
+#if METER_WS_AT_LEAST(4, 4)
+    mark_frame_as_depended_upon(pinfo->fd, frame);
+#else
+    mark_frame_as_depended_upon(pinfo, frame);
+#endif
+}
+
 /* A "-z" statistic's init callback returns whether it started from 4.6 on.
  * METER_STAT_INIT_DONE ends such a callback on every version. */
 #if METER_WS_AT_LEAST(4, 5)

@@ -2,22 +2,15 @@
  * with CoAP Block2 (RFC 7959), one MCUboot image (shared/meter-protocol.md).
  *
  * Block 0 shows the MCUboot header at once. The image is put back together
- * per transfer (the hook's transfer_id) by byte offset, num * 2^(SZX+4), so
- * a block-size change mid-transfer, retransmitted responses and MAC-retry
+ * per transfer (the hook's transfer_id) in a block map by byte offset,
+ * num * 2^(SZX+4) (core/block_map.c, which says why not epan's reassembly),
+ * so a block-size change mid-transfer, retransmitted responses and MAC-retry
  * copies are harmless. On the frame that completes it (the M=0 block and
  * every byte before it present) the TLV area is decoded, SHA-256 recomputed
  * and compared with the SHA-256 TLV and with the meter's config blob, and
  * the Ed25519 signature checked with the public key in the preferences.
  * Every image is offered to Export Objects ("meter-fw"), an unfinished
  * download too, as "<name>.partial" with its bytes contiguous from 0.
- *
- * Why not epan/reassemble: fragment_add_check() drops its head when an
- * image completes, so a retransmitted copy of a block that arrives after
- * that opens a new reassembly that never ends, and the contiguous prefix of
- * an unfinished download (for Export Objects) is only reachable through the
- * fragment list's internals. A byte map per transfer (a buffer plus sorted
- * covered spans, first copy wins) does both in a few lines and keeps the
- * state visible to the export-object tap.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
@@ -32,6 +25,7 @@
 #include <epan/address.h>
 
 #include "packet-meter.h"
+#include "block_map.h"
 #include "mcuboot.h"
 
 /* packet-meter-cfg.c tells which firmware the meter's config announced. */
@@ -43,7 +37,7 @@
 #endif
 
 /* An image bigger than this is not reassembled (bounds memory on garbage). */
-#define FW_MAX_IMAGE (16u * 1024u * 1024u)
+#define FW_MAX_IMAGE BLOCK_MAP_MAX_SIZE
 
 /* p_add_proto_data keys under proto_meter (the hook uses 0..15). */
 #define FW_PDATA_KEY      0x6d667700u   /* + call index in the frame */
@@ -188,22 +182,16 @@ static const value_string config_status_vals[] = {
 /* ---- first-pass state ------------------------------------------------- */
 
 typedef struct {
-    guint32 start, end;
-} span_t;
-
-typedef struct {
     guint64 key;              /* transfer_id, or 1 << 32 | frame without one */
     address meter, gateway;   /* wmem file scope */
     char *path;               /* wmem file scope; NULL if unknown */
-    guint8 *buf;              /* g_malloc, cap bytes; freed at cleanup */
-    guint32 cap;
-    GArray *spans;            /* span_t, sorted, merged */
-    gboolean end_known;
-    guint32 total;            /* image length, from the M=0 block */
+    block_map_t *map;         /* the image's bytes; freed at cleanup */
     guint32 hdr_frame;        /* the first 32 bytes became contiguous here */
     guint32 last_frame;       /* last block frame seen */
     guint32 complete_frame;   /* 0 until complete */
     /* results, on completion */
+    const guint8 *buf;        /* the image: the block map's bytes */
+    guint32 total;            /* its length, from the M=0 block */
     mcuboot_image_info_t *info;
     mcuboot_verify_t ver;
     guint8 sig_status;
@@ -230,8 +218,7 @@ static void xfer_free(gpointer p)
 {
     fw_xfer_t *x = (fw_xfer_t *)p;
 
-    g_free(x->buf);
-    g_array_free(x->spans, TRUE);
+    block_map_free(x->map);
     g_free(x->info);
     g_free(x);
 }
@@ -248,82 +235,6 @@ static void fw_cleanup(void)
     fw_xfers = NULL;
 }
 
-static guint32 contiguous(const fw_xfer_t *x)
-{
-    const span_t *s;
-
-    if (x->spans->len == 0)
-        return 0;
-    s = &g_array_index(x->spans, span_t, 0);
-    return s->start == 0 ? s->end : 0;
-}
-
-/* Adds [off, off + len) to the map; first copy wins. */
-static void xfer_add(fw_xfer_t *x, guint32 off, const guint8 *data, guint32 len,
-                     fw_frame_t *fr)
-{
-    guint32 end = off + len, covered = 0;
-    guint i;
-
-    if (end > x->cap) {
-        guint32 ncap = x->cap ? x->cap : 4096;
-        while (ncap < end)
-            ncap = ncap > FW_MAX_IMAGE / 2 ? FW_MAX_IMAGE : ncap * 2;
-        x->buf = (guint8 *)g_realloc(x->buf, ncap);
-        x->cap = ncap;
-    }
-    /* Overlaps with what is there: compare; the gaps: copy. */
-    for (i = 0; i < x->spans->len; i++) {
-        const span_t *s = &g_array_index(x->spans, span_t, i);
-        guint32 a = MAX(s->start, off), b = MIN(s->end, end);
-        if (a < b) {
-            covered += b - a;
-            if (memcmp(x->buf + a, data + (a - off), b - a) != 0)
-                fr->conflict = TRUE;
-        }
-    }
-    fr->duplicate = covered == len;
-    if (fr->duplicate)
-        return;
-    {
-        guint32 p = off;
-        for (i = 0; i <= x->spans->len && p < end; i++) {
-            guint32 next = i < x->spans->len ? g_array_index(x->spans, span_t, i).start : end;
-            guint32 gap_end = MIN(next, end);
-            if (next > p && gap_end > p)
-                memcpy(x->buf + p, data + (p - off), gap_end - p);
-            if (i < x->spans->len)
-                p = MAX(p, g_array_index(x->spans, span_t, i).end);
-        }
-    }
-    /* Insert and merge. */
-    {
-        span_t ns = { off, end };
-        GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(span_t), x->spans->len + 1);
-        gboolean placed = FALSE;
-
-        for (i = 0; i < x->spans->len; i++) {
-            span_t s = g_array_index(x->spans, span_t, i);
-            if (s.end < ns.start) {
-                g_array_append_val(out, s);
-            } else if (ns.end < s.start) {
-                if (!placed) {
-                    g_array_append_val(out, ns);
-                    placed = TRUE;
-                }
-                g_array_append_val(out, s);
-            } else {
-                ns.start = MIN(ns.start, s.start);
-                ns.end = MAX(ns.end, s.end);
-            }
-        }
-        if (!placed)
-            g_array_append_val(out, ns);
-        g_array_free(x->spans, TRUE);
-        x->spans = out;
-    }
-}
-
 static fw_xfer_t *xfer_get(guint64 key, const meter_ctx_t *ctx)
 {
     fw_xfer_t *x = (fw_xfer_t *)g_hash_table_lookup(fw_xfers, &key);
@@ -337,7 +248,7 @@ static fw_xfer_t *xfer_get(guint64 key, const meter_ctx_t *ctx)
     if (ctx->gateway)
         copy_address_wmem(wmem_file_scope(), &x->gateway, ctx->gateway);
     x->path = ctx->msg->path ? wmem_strdup(wmem_file_scope(), ctx->msg->path) : NULL;
-    x->spans = g_array_new(FALSE, FALSE, sizeof(span_t));
+    x->map = block_map_new(FW_MAX_IMAGE);
     g_hash_table_insert(fw_xfers, &x->key, x);
     return x;
 }
@@ -626,6 +537,7 @@ static fw_frame_t *first_pass(tvbuff_t *payload, packet_info *pinfo, const meter
     guint64 off;
     gboolean more;
     fw_xfer_t *x;
+    block_map_add_t r;
 
     if ((m->code >> 5) != 2) {
         fr->is_error = TRUE;
@@ -633,7 +545,7 @@ static fw_frame_t *first_pass(tvbuff_t *payload, packet_info *pinfo, const meter
         return fr;
     }
     if (m->block2.present) {
-        fr->block_size = 16u << m->block2.szx;
+        fr->block_size = meter_block_size(m->block2.szx);
         off = (guint64)m->block2.num * fr->block_size;
         more = m->block2.more;
     } else {
@@ -648,28 +560,24 @@ static fw_frame_t *first_pass(tvbuff_t *payload, packet_info *pinfo, const meter
                  ctx);
     fr->xfer = x;
     x->last_frame = pinfo->num;
-    if (x->complete_frame) {
-        /* A copy after the image completed: compare, change nothing. */
-        if (off + len <= x->total) {
-            fr->duplicate = TRUE;
-            fr->conflict = len > 0 && memcmp(x->buf + off, tvb_get_ptr(payload, 0, len), len) != 0;
-        }
-        return fr;
-    }
-    if (off + len > FW_MAX_IMAGE || tvb_reported_length(payload) != len) {
+    /* Bytes cut short by the capture join no image; once it is complete
+     * they are still compared with it. */
+    if (tvb_reported_length(payload) != len && !x->complete_frame) {
         fr->too_large = off + len > FW_MAX_IMAGE;
         return fr;
     }
-    if (len > 0)
-        xfer_add(x, (guint32)off, tvb_get_ptr(payload, 0, len), len, fr);
-    if (!more && !x->end_known) {
-        x->end_known = TRUE;
-        x->total = (guint32)off + len;
-    }
-    if (!x->hdr_frame && contiguous(x) >= MCUBOOT_HEADER_LEN)
+    /* After completion the map only compares (a copy changes nothing). */
+    block_map_add(x->map, off, len ? tvb_get_ptr(payload, 0, len) : NULL, len, !more, &r);
+    fr->duplicate = r.duplicate;
+    fr->conflict = r.conflict;
+    fr->too_large = r.beyond_limit;
+    if (!x->hdr_frame && block_map_contiguous(x->map) >= MCUBOOT_HEADER_LEN)
         x->hdr_frame = pinfo->num;
-    if (x->end_known && x->total > 0 && contiguous(x) >= x->total)
+    if (r.completed) {
+        x->buf = block_map_bytes(x->map);
+        x->total = block_map_total(x->map);
         xfer_complete(x, pinfo);
+    }
     return fr;
 }
 
@@ -742,8 +650,8 @@ void dissect_meter_fw(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, c
 
         if (fr->offset == 0 && fr->len >= MCUBOOT_HEADER_LEN) {
             htvb = payload;
-        } else if (x && x->hdr_frame == pinfo->num && x->cap >= MCUBOOT_HEADER_LEN) {
-            guint8 *copy = (guint8 *)wmem_memdup(pinfo->pool, x->buf, MCUBOOT_HEADER_LEN);
+        } else if (x && x->hdr_frame == pinfo->num) {
+            guint8 *copy = (guint8 *)wmem_memdup(pinfo->pool, block_map_bytes(x->map), MCUBOOT_HEADER_LEN);
             htvb = tvb_new_child_real_data(payload, copy, MCUBOOT_HEADER_LEN, MCUBOOT_HEADER_LEN);
             add_new_data_source(pinfo, htvb, "MCUboot header (from blocks)");
         }
@@ -774,12 +682,15 @@ void dissect_meter_fw(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, c
         proto_item_set_generated(pi);
     } else if (PINFO_FD_VISITED(pinfo) && x->last_frame == pinfo->num) {
         /* Known only once the whole capture was read (-2, the GUI). */
-        pi = proto_tree_add_uint(ft, hf_meter_fw_contiguous, payload, 0, 0, contiguous(x));
+        guint32 have = block_map_contiguous(x->map);
+        gboolean end_known = block_map_end_known(x->map);
+
+        pi = proto_tree_add_uint(ft, hf_meter_fw_contiguous, payload, 0, 0, have);
         proto_item_set_generated(pi);
         expert_add_info_format(pinfo, pi, &ei_meter_fw_incomplete,
                                "Firmware download partial: %u bytes contiguous from 0%s%s",
-                               contiguous(x), x->end_known ? " of " : ", end never seen",
-                               x->end_known ? wmem_strdup_printf(pinfo->pool, "%u", x->total) : "");
+                               have, end_known ? " of " : ", end never seen",
+                               end_known ? wmem_strdup_printf(pinfo->pool, "%u", block_map_total(x->map)) : "");
     }
     tap_queue_packet(fw_eo_tap, pinfo, x);
 }
@@ -821,7 +732,7 @@ static tap_packet_status fw_eo_packet(void *tapdata, packet_info *pinfo, epan_di
     GHashTable *entries;
     export_object_entry_t *e;
     gboolean complete = x->complete_frame != 0;
-    guint32 have = complete ? x->total : contiguous(x);
+    guint32 have = complete ? x->total : block_map_contiguous(x->map);
     guint32 pkt = complete ? x->complete_frame : pinfo->num;
 
     if (!eo_lists)
@@ -850,7 +761,7 @@ static tap_packet_status fw_eo_packet(void *tapdata, packet_info *pinfo, epan_di
         guint32 old = (guint32)e->payload_len;
         e->payload_data = (guint8 *)g_realloc(e->payload_data, have ? have : 1);
         if (have > old)
-            memcpy(e->payload_data + old, x->buf + old, have - old);
+            memcpy(e->payload_data + old, block_map_bytes(x->map) + old, have - old);
         e->payload_len = have;
     }
     g_free(e->filename);

@@ -4,29 +4,34 @@
  *
  * Parsing and RFC 8428 resolution live in senml.c; this file shows the
  * result (meter.his.*), turns senml.c's problems into expert infos on the
- * CBOR items concerned, and reassembles Block1 uploads by byte offset
- * (NUM * 2^(SZX+4)) keyed by the hook's transfer id, so that repeated
- * blocks (CoAP retransmissions, MAC retries passed up again) are harmless
- * and a block-size change mid-transfer still reassembles.
+ * CBOR items concerned, and reassembles Block1 uploads in a block map by
+ * byte offset (NUM * 2^(SZX+4), core/block_map.c) keyed by the hook's
+ * transfer id, so that repeated blocks (CoAP retransmissions, MAC retries
+ * passed up again) are harmless and a block-size change mid-transfer still
+ * reassembles. The blocks of a pack are listed the way epan's reassembly
+ * lists fragments (meter.his.blocks.*), so filters and columns keep working.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
 
 #include <epan/packet.h>
 #include <epan/expert.h>
-#include <epan/exceptions.h>
 #include <epan/proto_data.h>
-#include <epan/reassemble.h>
+#include <wsutil/str_util.h>
 #include <wsutil/wmem/wmem.h>
 
 #include "ws_compat.h"
 #include "packet-meter.h"
+#include "block_map.h"
 #include "senml.h"
 
 #define CF_SENML_CBOR 112        /* application/senml+cbor, RFC 8428 */
 #define CF_CBOR       60         /* application/cbor */
 #define HIS_PDATA_KEY 0x48495331u /* "HIS1": this file's per-frame data */
 #define HIS_INFO_NAMES 3         /* distinct names listed in the Info column */
+/* A pack larger than this is not reassembled: a bound on memory on garbage
+ * (no history pack comes near it). */
+#define HIS_MAX_PACK  BLOCK_MAP_MAX_SIZE
 
 static meter_pref_bool_t his_reassemble = TRUE;
 static guint his_max_records = SENML_MAX_RECORDS_DEFAULT;
@@ -59,7 +64,7 @@ static int hf_his_block_size = -1;
 static int hf_his_block_length = -1;
 static int hf_his_block_more = -1;
 static int hf_his_reassembled_after = -1;
-/* reassembly (fragment_items) */
+/* the blocks of a reassembled pack */
 static int hf_his_blocks = -1;
 static int hf_his_block = -1;
 static int hf_his_block_overlap = -1;
@@ -122,35 +127,25 @@ static expert_field *const problem_ei[SENML_PROB_COUNT] = {
     [SENML_PROB_TRAILING_DATA] = &ei_his_trailing_data,
 };
 
-static const fragment_items his_frag_items = {
-    &ett_his_block, &ett_his_blocks,
-    &hf_his_blocks, &hf_his_block, &hf_his_block_overlap, &hf_his_block_overlap_conflicts,
-    &hf_his_block_multiple_tails, &hf_his_block_too_long, &hf_his_block_error, &hf_his_block_count,
-    &hf_his_reassembled_in, &hf_his_reassembled_length, &hf_his_reassembled_data,
-    "Block1 blocks"
-};
-
 /* ------------------------------------------------------------------------ */
 /* Block1 reassembly, keyed by the hook's transfer id alone.                */
 
-static reassembly_table his_reassembly_table;
+/* A block that joined an upload before its pack was complete. */
+typedef struct {
+    guint32 frame, offset, len;
+    gboolean overlap;           /* some of its bytes had come before */
+    gboolean conflict;          /* and some of those differ */
+    gboolean other_end;         /* a last block that ends elsewhere than the first one */
+    gboolean past_end;          /* it runs past the pack's end (known on completion) */
+} his_block_t;
 
-static gpointer his_key(const packet_info *pinfo _U_, const guint32 id, const void *data _U_)
-{
-    return GUINT_TO_POINTER(id);
-}
+typedef struct {
+    block_map_t *map;
+    GArray *blocks;             /* his_block_t, as they came; by offset once complete */
+    guint32 complete_frame;     /* 0 until the pack is complete */
+} his_upload_t;
 
-/* epan calls the free functions unconditionally: they must exist. */
-static void his_key_free(gpointer key _U_)
-{
-}
-
-static const reassembly_table_functions his_reassembly_functions = {
-    g_direct_hash, g_direct_equal, his_key, his_key, his_key_free, his_key_free
-};
-
-/* transfer id -> frame where its pack was reassembled (first pass) */
-static wmem_map_t *his_completed;
+static GHashTable *his_uploads;   /* transfer id -> his_upload_t */
 
 typedef enum {
     HIS_BLOCK_DIRECT = 0,       /* not block-wise, or block 0 without more */
@@ -161,9 +156,140 @@ typedef enum {
 
 typedef struct {
     his_block_state_t state;
+    his_upload_t *upload;       /* ADDED: its upload; NULL when the capture cut its bytes */
     guint32 reassembled_in;     /* AFTER_COMPLETE: the frame */
-    const char *error;          /* ReassemblyError message, first pass */
+    gboolean beyond_limit;      /* ADDED: it ends past HIS_MAX_PACK, nothing of it kept */
 } his_frame_t;
+
+static void upload_free(gpointer p)
+{
+    his_upload_t *u = (his_upload_t *)p;
+
+    block_map_free(u->map);
+    g_array_free(u->blocks, TRUE);
+    g_free(u);
+}
+
+static void his_init(void)
+{
+    his_uploads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, upload_free);
+}
+
+static void his_cleanup(void)
+{
+    if (his_uploads)
+        g_hash_table_destroy(his_uploads);
+    his_uploads = NULL;
+}
+
+static his_upload_t *upload_get(guint32 transfer_id)
+{
+    his_upload_t *u = (his_upload_t *)g_hash_table_lookup(his_uploads, GUINT_TO_POINTER(transfer_id));
+
+    if (!u) {
+        u = g_new0(his_upload_t, 1);
+        u->map = block_map_new(HIS_MAX_PACK);
+        u->blocks = g_array_new(FALSE, FALSE, sizeof(his_block_t));
+        g_hash_table_insert(his_uploads, GUINT_TO_POINTER(transfer_id), u);
+    }
+    return u;
+}
+
+static gint block_cmp(gconstpointer a, gconstpointer b)
+{
+    const his_block_t *x = (const his_block_t *)a, *y = (const his_block_t *)b;
+
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/* The blocks of a complete pack by offset, then as they came, as epan's
+ * reassembly ordered its fragments; one starting past the end is only that. */
+static void upload_completed(his_upload_t *u, guint32 frame)
+{
+    guint32 total = block_map_total(u->map);
+
+    u->complete_frame = frame;
+    g_array_sort(u->blocks, block_cmp);
+    for (guint i = 0; i < u->blocks->len; i++) {
+        his_block_t *b = &g_array_index(u->blocks, his_block_t, i);
+
+        b->past_end = (guint64)b->offset + b->len > total;
+        if (b->offset >= total)
+            b->overlap = b->conflict = FALSE;
+    }
+}
+
+/* First pass: the block joins its upload (unless the capture cut it short). */
+static void upload_add(his_upload_t *u, his_frame_t *fr, tvbuff_t *payload, packet_info *pinfo,
+                       guint32 offset, guint32 length, gboolean last)
+{
+    block_map_add_t r;
+    his_block_t b = { pinfo->num, offset, length, FALSE, FALSE, FALSE, FALSE };
+
+    if (tvb_captured_length(payload) < length)
+        return;
+    fr->upload = u;
+    block_map_add(u->map, offset, length ? tvb_get_ptr(payload, 0, length) : NULL, length, last, &r);
+    fr->beyond_limit = r.beyond_limit;
+    b.overlap = r.overlap;
+    b.conflict = r.conflict;
+    b.other_end = r.other_end;
+    g_array_append_val(u->blocks, b);
+    if (r.completed)
+        upload_completed(u, pinfo->num);
+}
+
+/* The blocks a pack came from, drawn as epan's show_fragment_tree() draws
+ * the fragments of a reassembly, in the meter.his.blocks.* fields. */
+static void add_blocks(proto_tree *tree, packet_info *pinfo, tvbuff_t *pack, const his_upload_t *u)
+{
+    guint n = u->blocks->len;
+    guint32 len = tvb_captured_length(pack);
+    gboolean illegal = FALSE;
+    proto_item *ti, *bi;
+    proto_tree *bt;
+
+    ti = proto_tree_add_item(tree, hf_his_blocks, pack, 0, -1, ENC_NA);
+    proto_item_set_generated(ti);
+    bt = proto_item_add_subtree(ti, ett_his_blocks);
+    proto_item_set_text(ti, "%u %s (%u byte%s): ", n,
+                        proto_registrar_get_name(n == 1 ? hf_his_block : hf_his_blocks), len, plurality(len, "", "s"));
+    for (guint i = 0; i < n; i++) {
+        const his_block_t *b = &g_array_index(u->blocks, his_block_t, i);
+        gboolean bad = b->conflict || b->other_end || b->past_end;
+        int hf = bad ? hf_his_block_error : hf_his_block;
+
+        proto_item_append_text(ti, "%s#%u(%u)", i ? ", " : "", b->frame, b->len);
+        if (b->len == 0)
+            bi = proto_tree_add_uint_format(bt, hf, pack, b->offset, 0, b->frame, "Frame: %u (no data)", b->frame);
+        else
+            bi = proto_tree_add_uint_format(bt, hf, pack, b->offset, b->len, b->frame,
+                                            "Frame: %u, payload: %u-%u (%u byte%s)", b->frame, b->offset,
+                                            b->offset + b->len - 1, b->len, plurality(b->len, "", "s"));
+        proto_item_set_generated(bi);
+        meter_mark_frame_depended_upon(pinfo, b->frame);
+        if (b->overlap || bad) {
+            proto_tree *ft = proto_item_add_subtree(bi, ett_his_block);
+
+            if (b->overlap)
+                proto_item_set_generated(proto_tree_add_boolean(ft, hf_his_block_overlap, pack, 0, 0, TRUE));
+            if (b->conflict)
+                proto_item_set_generated(proto_tree_add_boolean(ft, hf_his_block_overlap_conflicts, pack, 0, 0, TRUE));
+            if (b->other_end)
+                proto_item_set_generated(proto_tree_add_boolean(ft, hf_his_block_multiple_tails, pack, 0, 0, TRUE));
+            if (b->past_end)
+                proto_item_set_generated(proto_tree_add_boolean(ft, hf_his_block_too_long, pack, 0, 0, TRUE));
+        }
+        illegal |= bad;
+    }
+    proto_item_set_generated(proto_tree_add_uint(bt, hf_his_block_count, pack, 0, 0, n));
+    proto_item_set_generated(proto_tree_add_uint(bt, hf_his_reassembled_length, pack, 0, 0, len));
+    proto_item_set_generated(proto_tree_add_item(bt, hf_his_reassembled_data, pack, 0, len, ENC_NA));
+    if (illegal)
+        col_add_str(pinfo->cinfo, COL_INFO, "[Illegal Block1 blocks]");
+}
 
 /* ------------------------------------------------------------------------ */
 /* Display helpers                                                          */
@@ -190,8 +316,11 @@ static gboolean seconds_to_nstime(double s, nstime_t *ns)
     return TRUE;
 }
 
-/* "2026-03-01 04:00" (with seconds when not whole minutes); NULL if out of range. */
-static char *utc_text(wmem_allocator_t *scope, double t, gboolean date, gboolean seconds)
+/* SenML seconds as a short UTC label for the tree and the Info column:
+ * "2026-03-01 04:00", or "04:00" without the date, with ":SS" when asked;
+ * NULL if out of range. (common/utc_text.h is another format: capture
+ * timestamps with microseconds.) */
+static char *seconds_to_utc_label(wmem_allocator_t *scope, double t, gboolean date, gboolean seconds)
 {
     GDateTime *dt;
     char *s, *r;
@@ -253,7 +382,7 @@ static void add_base_fields(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
         proto_tree_add_string(tree, hf_his_base_name, tvb, f->offset, f->length, f->str);
     f = senml_record_field(r, SENML_BT);
     if (f->present && f->valid) {
-        char *when = f->num >= SENML_ABSOLUTE_TIME_MIN ? utc_text(pinfo->pool, f->num, TRUE, TRUE) : NULL;
+        char *when = f->num >= SENML_ABSOLUTE_TIME_MIN ? seconds_to_utc_label(pinfo->pool, f->num, TRUE, TRUE) : NULL;
         ti = proto_tree_add_double(tree, hf_his_base_time, tvb, f->offset, f->length, f->num);
         if (when)
             proto_item_append_text(ti, " s (%sZ)", when);
@@ -378,7 +507,7 @@ static proto_tree *add_record(proto_tree *tree, packet_info *pinfo, tvbuff_t *tv
         proto_tree_add_expert_format(rt, pinfo, &ei_his_time_range, tvb, off, len,
                                      "Time %g is out of range", r->time);
     } else if (r->time_absolute) {
-        char *when = utc_text(pinfo->pool, r->time, TRUE, TRUE);
+        char *when = seconds_to_utc_label(pinfo->pool, r->time, TRUE, TRUE);
         ti = proto_tree_add_time(rt, hf_his_time, tvb, off, len, &ns);
         if (r->has_base_time)
             proto_item_append_text(ti, " (bt %.17g + t %.17g)", r->base_time, f->valid ? f->num : 0.0);
@@ -419,10 +548,11 @@ static void add_info(packet_info *pinfo, const senml_pack_t *pack, const char *c
     if (pack->n_absolute > 0) {
         double lo = pack->time_min, hi = pack->time_max;
         gboolean secs = fmod(lo, 60.0) != 0.0 || fmod(hi, 60.0) != 0.0;
-        char *a = utc_text(pinfo->pool, lo, TRUE, secs);
-        char *day_lo = utc_text(pinfo->pool, lo, TRUE, FALSE), *day_hi = utc_text(pinfo->pool, hi, TRUE, FALSE);
+        char *a = seconds_to_utc_label(pinfo->pool, lo, TRUE, secs);
+        char *day_lo = seconds_to_utc_label(pinfo->pool, lo, TRUE, FALSE);
+        char *day_hi = seconds_to_utc_label(pinfo->pool, hi, TRUE, FALSE);
         gboolean same_day = day_lo && day_hi && strncmp(day_lo, day_hi, 10) == 0;
-        char *b = utc_text(pinfo->pool, hi, !same_day, secs);
+        char *b = seconds_to_utc_label(pinfo->pool, hi, !same_day, secs);
 
         if (a && b) {
             if (lo == hi)
@@ -505,13 +635,14 @@ static void dissect_pack(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 static void dissect_block1(tvbuff_t *payload, packet_info *pinfo, proto_tree *his_tree, const meter_ctx_t *ctx)
 {
     const meter_block_t *b1 = &ctx->msg->block1;
-    guint32 size = 1u << ((b1->szx & 7) + 4);
+    guint32 size = meter_block_size(b1->szx);
     guint32 offset = b1->num * size;     /* num < 2^20, size <= 2048: fits */
     guint32 length = tvb_reported_length(payload);
     proto_tree *bt;
     proto_item *ti;
     his_frame_t *fr;
-    fragment_head *fd = NULL;
+    gboolean added_now = FALSE;
+    guint32 complete_in = 0;
     gboolean direct = b1->num == 0 && !b1->more;
 
     ti = proto_tree_add_uint(his_tree, hf_his_block_num, payload, 0, 0, b1->num);
@@ -543,37 +674,28 @@ static void dissect_block1(tvbuff_t *payload, packet_info *pinfo, proto_tree *hi
         if (!his_reassemble || ctx->transfer_id == 0 || pinfo->flags.in_error_pkt || PINFO_FD_VISITED(pinfo)) {
             fr->state = HIS_BLOCK_NOT_ADDED;
         } else {
-            gpointer done = wmem_map_lookup(his_completed, GUINT_TO_POINTER(ctx->transfer_id));
+            his_upload_t *u = upload_get(ctx->transfer_id);
 
-            if (done) {
+            if (u->complete_frame) {
                 fr->state = HIS_BLOCK_AFTER_COMPLETE;
-                fr->reassembled_in = GPOINTER_TO_UINT(done);
+                fr->reassembled_in = u->complete_frame;
             } else {
                 fr->state = HIS_BLOCK_ADDED;
-                TRY {
-                    fd = fragment_add_check(&his_reassembly_table, payload, 0, pinfo, ctx->transfer_id, NULL,
-                                            offset, length, b1->more);
-                }
-                CATCH(ReassemblyError) {
-                    fr->error = wmem_strdup(wmem_file_scope(), GET_MESSAGE);
-                    fd = NULL;
-                }
-                ENDTRY;
-                if (fd && fd->reassembled_in == pinfo->num)
-                    wmem_map_insert(his_completed, GUINT_TO_POINTER(ctx->transfer_id),
-                                    GUINT_TO_POINTER(pinfo->num));
+                upload_add(u, fr, payload, pinfo, offset, length, !b1->more);
+                added_now = TRUE;
             }
         }
         p_add_proto_data(wmem_file_scope(), pinfo, proto_meter, HIS_PDATA_KEY, fr);
-    } else if (fr->state == HIS_BLOCK_ADDED && PINFO_FD_VISITED(pinfo)) {
-        /* later pass: a lookup only (no second add within the first pass) */
-        fd = fragment_add_check(&his_reassembly_table, payload, 0, pinfo, ctx->transfer_id, NULL,
-                                offset, length, b1->more);
     }
+    /* Where the pack was completed: known to the block that completed it
+     * and, in later passes, to every block that joined the upload. */
+    if (fr->upload && (added_now || PINFO_FD_VISITED(pinfo)))
+        complete_in = fr->upload->complete_frame;
 
-    if (fr->error)
+    if (fr->beyond_limit)
         proto_tree_add_expert_format(his_tree, pinfo, &ei_his_reassembly, payload, 0, 0,
-                                     "Block1 reassembly error: %s", fr->error);
+                                     "Block1 reassembly error: the block ends beyond %u bytes: not reassembled",
+                                     HIS_MAX_PACK);
 
     switch (fr->state) {
     case HIS_BLOCK_NOT_ADDED:
@@ -593,19 +715,20 @@ static void dissect_block1(tvbuff_t *payload, packet_info *pinfo, proto_tree *hi
         break;
     }
 
-    if (fd && fd->reassembled_in == pinfo->num && (fd->flags & FD_DEFRAGMENTED) && fd->tvb_data) {
-        tvbuff_t *pack_tvb = tvb_new_chain(payload, fd->tvb_data);
-        proto_item *frag_item;
+    if (complete_in == pinfo->num) {
+        const his_upload_t *u = fr->upload;
+        guint32 total = block_map_total(u->map);
+        tvbuff_t *pack_tvb = tvb_new_child_real_data(payload, block_map_bytes(u->map), total, total);
 
         add_new_data_source(pinfo, pack_tvb, "Reassembled SenML pack");
-        show_fragment_tree(fd, &his_frag_items, his_tree, pinfo, pack_tvb, &frag_item);
+        add_blocks(his_tree, pinfo, pack_tvb, u);
         dissect_pack(pack_tvb, pinfo, his_tree);
         return;
     }
-    if (fd) {
-        ti = proto_tree_add_uint(his_tree, hf_his_reassembled_in, payload, 0, 0, fd->reassembled_in);
+    if (complete_in) {
+        ti = proto_tree_add_uint(his_tree, hf_his_reassembled_in, payload, 0, 0, complete_in);
         proto_item_set_generated(ti);
-        col_append_fstr(pinfo->cinfo, COL_INFO, " [his block %u, pack in #%u]", b1->num, fd->reassembled_in);
+        col_append_fstr(pinfo->cinfo, COL_INFO, " [his block %u, pack in #%u]", b1->num, complete_in);
     } else {
         col_append_fstr(pinfo->cinfo, COL_INFO, " [his block %u]", b1->num);
     }
@@ -765,8 +888,8 @@ void proto_register_meter_his(void)
     expert = expert_register_protocol(proto_meter);
     expert_register_field_array(expert, ei, array_length(ei));
 
-    reassembly_table_register(&his_reassembly_table, &his_reassembly_functions);
-    his_completed = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash, g_direct_equal);
+    register_init_routine(his_init);
+    register_cleanup_routine(his_cleanup);
 
     if (meter_module) {
         prefs_register_bool_preference(meter_module, "his_reassemble", "Reassemble Block1 history uploads",

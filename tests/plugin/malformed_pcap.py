@@ -108,7 +108,7 @@ def case(name, what, expert, still, request, response, extra=()):
 def build_cases():
     mid = [0x1000]
 
-    def pair(req_path, req_code, resp_code, cf, payload, req_payload=None, req_cf=None, block2=None):
+    def pair(req_path, req_code, resp_code, cf, payload, req_payload=None, req_cf=None, block2=None, block1=None):
         mid[0] += 1
         tok = struct.pack(">H", mid[0])
         ropts = path_opts(req_path) + [(15, b"tok=ABCDEFGHJKLM")]
@@ -116,6 +116,8 @@ def build_cases():
             ropts.append((12, bytes([req_cf])))
         if block2 is not None:
             ropts.append((23, block2 if isinstance(block2, bytes) else bytes([block2])))
+        if block1 is not None:
+            ropts.append((27, block1))
         req = coap(0, req_code, mid[0], tok, ropts, req_payload or b"")
         sopts = [(12, bytes([cf]))] if cf is not None else []
         if block2 is not None:
@@ -158,6 +160,10 @@ def build_cases():
     case("his-truncated", "a pack cut inside its second record", "meter.his.truncated",
          "coap.mid", *pair("meter/his", 2, 68, None, None,
                            senml([rec("energy", 0, 1.0), rec("energy", 60, 2.0)])[:-5], 112))
+    # NUM 0xFFFFF, M=1, SZX 6: the block starts 1 GiB into the pack.
+    case("his-block1-offset-1gib", "a Block1 NUM whose byte offset is 1 GiB", "meter.his.reassembly_error",
+         "meter.his.block.offset", *pair("meter/his", 2, 95, None, None, senml([rec("energy")]), 112,
+                                         block1=b"\xff\xff\xfe"))
     case("fw-bad-magic", "block 0 of an image with a wrong magic", "meter.fw.bad_magic",
          "meter.fw.hdr_size", *pair("firmware/bad-magic.img", 1, 69, 42, image(magic=0x12345678), block2=0x06))
     case("fw-tlv-past-end", "a TLV whose length runs past the image", "meter.fw.tlv_past_end",
