@@ -183,7 +183,7 @@ static gboolean no_answer_matched(const ms_capture_t *c)
 {
     for (guint i = 0; i < c->transfers->len; i++) {
         const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
-        if (x->blocks || x->rtt_first_median_s >= 0)
+        if (x->rec.blocks || x->rec.rtt_first_median_s >= 0)
             return FALSE;
     }
     return c->transfers->len > 0;

@@ -38,7 +38,7 @@ static gboolean progress_plot(const char *path, const ms_capture_t *c, GError **
         py[np++] = 0;
         for (guint k = 0; k < x->points->len; k++) {
             const ms_point_t *p = &g_array_index(x->points, ms_point_t, k);
-            double t = (p->ts_us - x->first_request_us) / 1e6, kib = p->bytes / 1024.0;
+            double t = (p->ts_us - x->rec.first_request_us) / 1e6, kib = p->bytes / 1024.0;
             if (p->kind == PT_BLOCK) {
                 px[np] = t;
                 py[np++] = kib;
@@ -47,8 +47,9 @@ static gboolean progress_plot(const char *path, const ms_capture_t *c, GError **
                 my[nm++] = kib;
             }
         }
-        char *name = g_strdup_printf("#%u %s /%s (%u B blocks)", x->transfer, x->meter, x->path[0] == '/' ? x->path + 1 : x->path,
-                                     x->block_size);
+        const char *path = x->rec.path[0] == '/' ? x->rec.path + 1 : x->rec.path;
+        char *name = g_strdup_printf("#%u %s /%s (%u B blocks)", x->rec.transfer, x->rec.meter, path,
+                                     x->rec.block_size);
         series[i] = (svg_series_t){ name, px, py, np, mx, my, nm };
         g_ptr_array_add(owned, name);
         g_ptr_array_add(owned, px);
@@ -76,11 +77,11 @@ static gboolean split_plot(const char *path, const ms_capture_t *c, GError **err
     for (guint i = 0; i < n; i++) {
         const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
         double *v = values + 4 * i;
-        v[0] = x->time_air_s;
-        v[1] = x->time_timeouts_s;
-        v[2] = x->time_network_s;
-        v[3] = x->time_turnaround_s;
-        char *label = g_strdup_printf("#%u %u B", x->transfer, x->block_size);
+        v[0] = x->rec.time_air_s;
+        v[1] = x->rec.time_timeouts_s;
+        v[2] = x->rec.time_network_s;
+        v[3] = x->rec.time_turnaround_s;
+        char *label = g_strdup_printf("#%u %u B", x->rec.transfer, x->rec.block_size);
         g_ptr_array_add(labels, label);
         rows[i] = (svg_stack_row_t){ label, v };
     }
@@ -95,7 +96,7 @@ static gboolean split_plot(const char *path, const ms_capture_t *c, GError **err
 
 static int by_szx(const void *a, const void *b)
 {
-    const ms_transfer_t *x = *(ms_transfer_t *const *)a, *y = *(ms_transfer_t *const *)b;
+    const meter_transfer_record_t *x = &(*(ms_transfer_t *const *)a)->rec, *y = &(*(ms_transfer_t *const *)b)->rec;
     return x->szx != y->szx ? (x->szx < y->szx ? -1 : 1) : (x->rate_Bps < y->rate_Bps) - (x->rate_Bps > y->rate_Bps);
 }
 
@@ -110,7 +111,7 @@ static gboolean rate_plot(const char *path, ms_analysis_t *a, guint n, GError **
     g_ptr_array_sort(all, by_szx);
     svg_bar_t *bars = g_new0(svg_bar_t, MAX(all->len, 1));
     for (guint i = 0; i < all->len; i++) {
-        const ms_transfer_t *x = g_ptr_array_index(all, i);
+        const meter_transfer_record_t *x = &((const ms_transfer_t *)g_ptr_array_index(all, i))->rec;
         char *label = g_strdup_printf("SZX %u (%u B)%s", x->szx, x->block_size, x->complete ? "" : " incomplete");
         g_ptr_array_add(labels, label);
         bars[i] = (svg_bar_t){ label, x->rate_Bps };

@@ -64,10 +64,10 @@ const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c)
 
     for (guint i = 0; i < c->transfers->len; i++) {
         const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
-        int rank = (x->complete ? 2 : 0) + (g_strcmp0(x->kind, "block2") == 0);
-        if (!x->blocks || !x->requests || !x->frames_sent)
+        int rank = (x->rec.complete ? 2 : 0) + (g_strcmp0(x->rec.kind, "block2") == 0);
+        if (!x->rec.blocks || !x->rec.requests || !x->rec.frames_sent)
             continue;
-        if (rank > best_rank || (rank == best_rank && x->bytes > best->bytes)) {
+        if (rank > best_rank || (rank == best_rank && x->rec.bytes > best->rec.bytes)) {
             best = x;
             best_rank = rank;
         }
@@ -86,37 +86,37 @@ const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c)
 gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recommendation_t *r)
 {
     memset(r, 0, sizeof(*r));
-    if (!x || !x->blocks || !x->requests || !x->frames_sent)
+    if (!x || !x->rec.blocks || !x->rec.requests || !x->rec.frames_sent)
         return FALSE;
-    double blocks = x->blocks;
-    guint32 complete = x->response_copies - MIN(x->response_copies_lost, x->response_copies);
-    guint32 later_lost = x->response_copies_lost - MIN(x->response_first_lost, x->response_copies_lost);
+    double blocks = x->rec.blocks;
+    guint32 complete = x->rec.response_copies - MIN(x->rec.response_copies_lost, x->rec.response_copies);
+    guint32 later_lost = x->rec.response_copies_lost - MIN(x->rec.response_first_lost, x->rec.response_copies_lost);
 
-    r->transfer = x->transfer;
-    r->block_size = x->block_size;
+    r->transfer = x->rec.transfer;
+    r->block_size = x->rec.block_size;
     r->flash_s_per_byte = flash_s_per_byte;
-    r->exchange_loss = MIN(1.0, (double)(x->retransmissions + x->rerequests) / x->requests);
-    r->response_frames = ratio(x->response_frames_complete, complete, 1);
+    r->exchange_loss = MIN(1.0, (double)(x->rec.retransmissions + x->rec.rerequests) / x->rec.requests);
+    r->response_frames = ratio(x->rec.response_frames_complete, complete, 1);
     /* Bytes on air of a complete response, less its MAC and FRAG headers and the block. */
     double k0 = r->response_frames;
-    r->block_overhead = complete ? ratio(x->response_bytes_complete, complete, 0) - MAC_OVERHEAD * k0 -
-                                   (k0 > 1 ? FRAG1_HEADER + FRAGN_HEADER * (k0 - 1) : 0) - x->block_size
+    r->block_overhead = complete ? ratio(x->rec.response_bytes_complete, complete, 0) - MAC_OVERHEAD * k0 -
+                                   (k0 > 1 ? FRAG1_HEADER + FRAGN_HEADER * (k0 - 1) : 0) - x->rec.block_size
                                  : DEFAULT_OVERHEAD;
     r->block_overhead = CLAMP(r->block_overhead, 0, FRAME_ROOM);
-    r->request_loss = ratio(x->request_copies_lost, x->request_copies, 0);
-    r->first_frame_loss = ratio(x->response_first_lost, x->response_copies, 0);
-    r->later_frame_loss = ratio(later_lost, x->response_later_frames, -1);
+    r->request_loss = ratio(x->rec.request_copies_lost, x->rec.request_copies, 0);
+    r->first_frame_loss = ratio(x->rec.response_first_lost, x->rec.response_copies, 0);
+    r->later_frame_loss = ratio(later_lost, x->rec.response_later_frames, -1);
     /* One frame more in a response: lost like a later frame, measured where
      * the responses have middle frames; else (single-frame or two-frame
      * responses, or no later frame lost: the capture cannot tell how often)
      * like a request, the nearest thing the capture measures. */
     r->added_from_later = k0 >= LATER_FRAMES_MIN_RESPONSE && later_lost > 0;
     r->added_frame_loss = r->added_from_later ? r->later_frame_loss : r->request_loss;
-    r->hops = MAX(1.0, ratio(x->request_copies, x->requests, 1));
-    r->air_s = x->time_air_s / blocks;
-    r->network_s = x->time_network_s / blocks;
-    r->turnaround_s = x->time_turnaround_s / blocks;
-    r->timeouts_s = x->time_timeouts_s / blocks;
+    r->hops = MAX(1.0, ratio(x->rec.request_copies, x->rec.requests, 1));
+    r->air_s = x->rec.time_air_s / blocks;
+    r->network_s = x->rec.time_network_s / blocks;
+    r->turnaround_s = x->rec.time_turnaround_s / blocks;
+    r->timeouts_s = x->rec.time_timeouts_s / blocks;
     /* The first timeout that makes the model's wait equal the measured one
      * (RFC 7252's mean, 2.5 s, when nothing failed). */
     double unit = expected_wait(r->exchange_loss, 1);
@@ -128,14 +128,14 @@ gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recomm
      * and k0 is an average (a short last block); the model must give back
      * the measured time at the measured size. */
     double frames0 = 1 + k0, best = -1;
-    double k_base = ms_frames_for_block(x->block_size, r->block_overhead);
+    double k_base = ms_frames_for_block(x->rec.block_size, r->block_overhead);
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
         guint32 b = 16u << szx;
         double k = MAX(1.0, k0 + ms_frames_for_block(b, r->block_overhead) - k_base);
         double fail = 1 - (1 - r->exchange_loss) * pow(1 - r->added_frame_loss, r->hops * (k - k0));
         fail = CLAMP(fail, 0, 1);
         double t = r->air_s * (1 + k) / frames0 + r->network_s +
-                   MAX(0.0, r->turnaround_s + flash_s_per_byte * ((double)b - x->block_size)) +
+                   MAX(0.0, r->turnaround_s + flash_s_per_byte * ((double)b - x->rec.block_size)) +
                    expected_wait(fail, r->timeout_s);
         r->exchange_fail[szx] = fail;
         r->rate_Bps[szx] = isfinite(t) && t > 0 ? b / t : 0;

@@ -10,29 +10,29 @@ static const char *const split_names[] = { "time_air_s", "time_timeouts_s", "tim
 
 static double split_value(const ms_transfer_t *x, guint k)
 {
-    const double v[] = { x->time_air_s, x->time_timeouts_s, x->time_network_s, x->time_turnaround_s };
+    const double v[] = { x->rec.time_air_s, x->rec.time_timeouts_s, x->rec.time_network_s, x->rec.time_turnaround_s };
     return v[k];
 }
 
 /* A column's value as text; "" for "none". */
-static char *column_text(const ms_transfer_t *x, const ms_column_t *col)
+static char *column_text(const ms_transfer_t *x, const meter_column_t *col)
 {
-    const void *at = (const char *)x + col->offset;
+    const void *at = (const char *)&x->rec + col->offset;
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
     switch (col->type) {
-    case COL_STR:
+    case METER_COL_STR:
         return g_strdup(*(char *const *)at);
-    case COL_U32:
+    case METER_COL_U32:
         return g_strdup_printf("%u", *(const guint32 *)at);
-    case COL_BOOL:
+    case METER_COL_BOOL:
         return g_strdup(*(const gboolean *)at ? "1" : "0");
-    case COL_I64:
-        if (col->optional_value && *(const gint64 *)at < 0)
+    case METER_COL_I64:
+        if (col->optional && *(const gint64 *)at < 0)
             return g_strdup("");
         return g_strdup_printf("%" G_GINT64_FORMAT, *(const gint64 *)at);
-    case COL_DBL:
-        if (col->optional_value && *(const double *)at < 0)
+    case METER_COL_DBL:
+        if (col->optional && *(const double *)at < 0)
             return g_strdup("");
         return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.6f", *(const double *)at));
     }
@@ -58,8 +58,8 @@ static void csv_cell(FILE *out, const char *text, gboolean first)
 
 void ms_report_csv(FILE *out, ms_analysis_t *a, guint n)
 {
-    guint nc;
-    const ms_column_t *cols = ms_columns(&nc);
+    const meter_column_t *cols = meter_transfer_schema.columns;
+    const guint nc = meter_transfer_schema.n_columns;
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
     csv_cell(out, "capture", TRUE);
@@ -82,35 +82,35 @@ void ms_report_csv(FILE *out, ms_analysis_t *a, guint n)
             }
             for (guint k = 0; k < G_N_ELEMENTS(split_names); k++)
                 csv_cell(out, g_ascii_formatd(buf, sizeof buf, "%.3f",
-                                              x->duration_s > 0 ? 100 * split_value(x, k) / x->duration_s : 0),
+                                              x->rec.duration_s > 0 ? 100 * split_value(x, k) / x->rec.duration_s : 0),
                          FALSE);
             fputc('\n', out);
         }
 }
 
-static void json_column(JsonBuilder *b, const ms_transfer_t *x, const ms_column_t *col)
+static void json_column(JsonBuilder *b, const ms_transfer_t *x, const meter_column_t *col)
 {
-    const void *at = (const char *)x + col->offset;
+    const void *at = (const char *)&x->rec + col->offset;
 
     json_builder_set_member_name(b, col->name);
     switch (col->type) {
-    case COL_STR:
+    case METER_COL_STR:
         json_builder_add_string_value(b, *(char *const *)at);
         break;
-    case COL_U32:
+    case METER_COL_U32:
         json_builder_add_int_value(b, *(const guint32 *)at);
         break;
-    case COL_BOOL:
+    case METER_COL_BOOL:
         json_builder_add_boolean_value(b, *(const gboolean *)at);
         break;
-    case COL_I64:
-        if (col->optional_value && *(const gint64 *)at < 0)
+    case METER_COL_I64:
+        if (col->optional && *(const gint64 *)at < 0)
             json_builder_add_null_value(b);
         else
             json_builder_add_int_value(b, *(const gint64 *)at);
         break;
-    case COL_DBL:
-        if (col->optional_value && *(const double *)at < 0)
+    case METER_COL_DBL:
+        if (col->optional && *(const double *)at < 0)
             json_builder_add_null_value(b);
         else
             json_builder_add_double_value(b, *(const double *)at);
@@ -120,8 +120,8 @@ static void json_column(JsonBuilder *b, const ms_transfer_t *x, const ms_column_
 
 static void json_transfer(JsonBuilder *b, const ms_transfer_t *x)
 {
-    guint nc;
-    const ms_column_t *cols = ms_columns(&nc);
+    const meter_column_t *cols = meter_transfer_schema.columns;
+    const guint nc = meter_transfer_schema.n_columns;
     static const char *const kinds[] = { "block", "retransmission", "rerequest" };
 
     json_builder_begin_object(b);
@@ -132,7 +132,7 @@ static void json_transfer(JsonBuilder *b, const ms_transfer_t *x)
     for (guint k = 0; k < G_N_ELEMENTS(split_names); k++) {
         char *name = g_strndup(split_names[k] + 5, strlen(split_names[k]) - 7);   /* "air", ... */
         json_builder_set_member_name(b, name);
-        json_builder_add_double_value(b, x->duration_s > 0 ? 100 * split_value(x, k) / x->duration_s : 0);
+        json_builder_add_double_value(b, x->rec.duration_s > 0 ? 100 * split_value(x, k) / x->rec.duration_s : 0);
         g_free(name);
     }
     json_builder_end_object(b);

@@ -33,7 +33,8 @@ static int width_of(const ms_capture_t *c, gsize field_offset, int at_least)
 {
     gsize w = (gsize)at_least;
     for (guint i = 0; i < c->transfers->len; i++) {
-        const char *s = *(char *const *)((const char *)g_ptr_array_index(c->transfers, i) + field_offset);
+        const ms_transfer_t *t = g_ptr_array_index(c->transfers, i);
+        const char *s = *(const char *const *)((const char *)&t->rec + field_offset);
         w = MAX(w, s ? strlen(s) : 0);
     }
     return (int)MIN(w, 256);
@@ -41,14 +42,14 @@ static int width_of(const ms_capture_t *c, gsize field_offset, int at_least)
 
 static void transfers(FILE *out, const ms_capture_t *c)
 {
-    int wm = width_of(c, G_STRUCT_OFFSET(ms_transfer_t, meter), 5);
-    int wp = width_of(c, G_STRUCT_OFFSET(ms_transfer_t, path), 4);
+    int wm = width_of(c, G_STRUCT_OFFSET(meter_transfer_record_t, meter), 5);
+    int wp = width_of(c, G_STRUCT_OFFSET(meter_transfer_record_t, path), 4);
 
     fprintf(out, "%-3s %-*s %-*s %5s %6s %10s %10s %9s %-4s %4s %4s %5s %5s %6s %6s\n", "#", wm, "meter", wp,
             "path", "block", "blocks", "bytes", "duration", "rate B/s", "done", "retx", "spur", "rereq", "macrt",
             "frag", "lost");
     for (guint i = 0; i < c->transfers->len; i++) {
-        const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
+        const meter_transfer_record_t *x = &((const ms_transfer_t *)g_ptr_array_index(c->transfers, i))->rec;
         char *dur = human_duration(x->duration_s), *bytes = human_bytes(x->bytes);
         char *frag = g_strdup_printf("%u/%u", x->datagrams_incomplete, x->datagrams_fragmented);
         fprintf(out, "%-3u %-*s %-*s %5u %6u %10s %10s %9.1f %-4s %4u %4u %5u %5u %6s %6u\n", x->transfer, wm,
@@ -68,7 +69,7 @@ static void time_split(FILE *out, const ms_capture_t *c)
     fprintf(out, "%-3s %10s %17s %17s %17s %17s %14s %9s %9s\n", "#", "duration", "air", "timeouts", "network",
             "turn-around", "stalls", "RTTl med", "turn med");
     for (guint i = 0; i < c->transfers->len; i++) {
-        const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
+        const meter_transfer_record_t *x = &((const ms_transfer_t *)g_ptr_array_index(c->transfers, i))->rec;
         double d = x->duration_s;
         char parts[4][32], stalls[32], rtt[16], turn[16];
         const double v[4] = { x->time_air_s, x->time_timeouts_s, x->time_network_s, x->time_turnaround_s };
@@ -107,12 +108,12 @@ static void recommendation(FILE *out, const ms_recommendation_t *r)
 
 typedef struct {
     const char *file;
-    const ms_transfer_t *x;
+    const meter_transfer_record_t *x;
 } row_t;
 
 /* Like with like: transfers of one path and kind (a history upload is no
  * firmware download). */
-static int by_group(const ms_transfer_t *x, const ms_transfer_t *y)
+static int by_group(const meter_transfer_record_t *x, const meter_transfer_record_t *y)
 {
     int d = g_strcmp0(x->path, y->path);
     return d ? d : g_strcmp0(x->kind, y->kind);
@@ -136,7 +137,8 @@ static void comparison(FILE *out, ms_analysis_t *a, guint n)
 
     for (guint i = 0; i < n; i++)
         for (guint k = 0; k < a[i].capture->transfers->len; k++) {
-            row_t r = { a[i].capture->file, g_ptr_array_index(a[i].capture->transfers, k) };
+            const ms_transfer_t *x = g_ptr_array_index(a[i].capture->transfers, k);
+            row_t r = { a[i].capture->file, &x->rec };
             g_array_append_val(rows, r);
         }
     g_array_sort(rows, by_szx);

@@ -8,7 +8,7 @@
 include(WiresharkPlugin)
 set_module_info(meterscope 0 1 0 0)
 
-file(GLOB PLUGIN_FILES RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} core/*.c epan/*.c)
+file(GLOB PLUGIN_FILES RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} core/*.c epan/*.c common/*.c)
 add_wireshark_plugin_library(meterscope epan)
 target_compile_definitions(meterscope PRIVATE METERSCOPE_VERSION="${PLUGIN_VERSION}")
 target_include_directories(meterscope PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/core ${CMAKE_CURRENT_SOURCE_DIR}/epan

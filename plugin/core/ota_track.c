@@ -723,8 +723,11 @@ void ota_track_set_verified(ota_track_t *t, guint32 transfer_id)
 {
     ota_transfer_t *x = ota_track_transfer(t, transfer_id);
 
-    if (x)
+    /* The record is rebuilt at the next finalize. */
+    if (x && !x->image_verified) {
         x->image_verified = TRUE;
+        t->dirty = TRUE;
+    }
 }
 
 /* ---- finalize ---- */
@@ -910,7 +913,7 @@ static GArray *air_runs(wmem_array_t *air)
 
 /* Splits [start, end] by the marks, then moves the time the transfer's
  * frames were on the air out of whatever it fell in. */
-static void split_time(ota_stats_t *s, GArray *marks, wmem_array_t *air, gint64 start, gint64 end)
+static void split_time(meter_transfer_record_t *s, GArray *marks, wmem_array_t *air, gint64 start, gint64 end)
 {
     gint64 part[SPLIT_N] = { 0 }, on_air = 0;
     GArray *runs = air_runs(air);
@@ -939,7 +942,7 @@ static void split_time(ota_stats_t *s, GArray *marks, wmem_array_t *air, gint64 
     s->time_turnaround_s = part[SPLIT_TURNAROUND] / 1e6;
 }
 
-static void count_stalls(ota_stats_t *s, const ota_transfer_t *x, double stall_s, gint64 end)
+static void count_stalls(meter_transfer_record_t *s, const ota_transfer_t *x, double stall_s, gint64 end)
 {
     for (guint i = 0; i < wmem_array_get_count(x->silences); i++) {
         const gint64 *gap = (const gint64 *)wmem_array_index(x->silences, i);
@@ -950,9 +953,33 @@ static void count_stalls(ota_stats_t *s, const ota_transfer_t *x, double stall_s
     }
 }
 
+/* Starts a transfer's record over: the columns that are the transfer's own
+ * (the statistics follow). Every finalize does it, so a renegotiated SZX or
+ * a verified image set since shows. */
+static void record_start(ota_track_t *t, ota_transfer_t *x)
+{
+    meter_transfer_record_t *r = &x->rec;
+    /* The record's path has its slash; made once, as finalize runs again
+     * whenever frames came. */
+    const char *path = r->path ? r->path : wmem_strdup_printf(t->scope, "/%s", x->path);
+
+    memset(r, 0, sizeof *r);
+    r->transfer = x->id;
+    r->meter = x->meter;
+    r->gateway = x->gateway;
+    r->path = path;
+    r->kind = x->upload ? "block1" : "block2";
+    r->szx_first = x->szx_first;
+    r->szx = x->szx;
+    r->block_size = meter_block_size(x->szx);
+    r->renegotiated = x->renegotiated;
+    r->verified = x->image_verified;
+    r->size_hint = x->size_hint;
+}
+
 static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall_s)
 {
-    ota_stats_t *s = &x->st;
+    meter_transfer_record_t *s = &x->rec;
     wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
     wmem_array_t *rf = wmem_array_new(tmp, sizeof(gint64)), *rl = wmem_array_new(tmp, sizeof(gint64));
     wmem_array_t *ta = wmem_array_new(tmp, sizeof(gint64));
@@ -962,7 +989,7 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
     gint64 prev_accepted = -1;
     gboolean have_prev = FALSE;
 
-    /* The caller zeroed s and summed the datagram counters into it. */
+    /* record_start began s, the datagram loop summed its counters. */
     s->first_request_us = x->first_us;
     s->first_frame = x->first_frame;
     s->last_response_us = -1;
@@ -1049,12 +1076,12 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
     s->duration_s = (end > s->first_request_us && s->first_request_us >= 0)
                         ? (double)(end - s->first_request_us) / 1e6 : 0;
     s->rate_Bps = s->duration_s > 0 ? s->bytes / s->duration_s : 0;
-    s->rtt_first_median = quantile_s(rf, 0.5);
-    s->rtt_first_p95 = quantile_s(rf, 0.95);
-    s->rtt_last_median = quantile_s(rl, 0.5);
-    s->rtt_last_p95 = quantile_s(rl, 0.95);
-    s->turnaround_median = quantile_s(ta, 0.5);
-    s->turnaround_p95 = quantile_s(ta, 0.95);
+    s->rtt_first_median_s = quantile_s(rf, 0.5);
+    s->rtt_first_p95_s = quantile_s(rf, 0.95);
+    s->rtt_last_median_s = quantile_s(rl, 0.5);
+    s->rtt_last_p95_s = quantile_s(rl, 0.95);
+    s->turnaround_median_s = quantile_s(ta, 0.5);
+    s->turnaround_p95_s = quantile_s(ta, 0.95);
     if (s->first_request_us >= 0 && end > s->first_request_us) {
         split_time(s, marks, air, s->first_request_us, end);
         count_stalls(s, x, stall_s, end);
@@ -1069,7 +1096,8 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
  * the block-size model needs the loss of an added later frame. A lost copy
  * was lost at its first frame when that frame is missing or never
  * acknowledged, else later. */
-static void count_response_losses(const ota_track_t *t, const ota_copy_t *c, gboolean lost, ota_stats_t *s)
+static void count_response_losses(const ota_track_t *t, const ota_copy_t *c, gboolean lost,
+                                  meter_transfer_record_t *s)
 {
     gboolean first_ok = FALSE;
 
@@ -1133,7 +1161,7 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
     wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
     wmem_map_t *air_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++)
-        memset(&(*(ota_transfer_t **)wmem_array_index(t->xfer_list, i))->st, 0, sizeof(ota_stats_t));
+        record_start(t, *(ota_transfer_t **)wmem_array_index(t->xfer_list, i));
     /* Datagram copies, each tied to its message's transfer. */
     for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
         ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
@@ -1147,7 +1175,7 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         }
         if (!c->msg)
             continue;
-        ota_stats_t *s = &c->msg->xfer->st;
+        meter_transfer_record_t *s = &c->msg->xfer->rec;
         s->datagram_copies++;
         s->acks_visible = t->acks_seen;
         gboolean unacked = FALSE;

@@ -13,6 +13,7 @@
 #include "coap_exchange.h"
 #include "lowpan_view.h"
 #include "wpan_view.h"
+#include "transfer_record.h"
 
 typedef guint64 ota_addr_t;     /* EUI-64, or 0xffff0000 | short address, 0 = none */
 
@@ -152,37 +153,6 @@ struct ota_copy_result {
     gint64     stall_us;
 };
 
-typedef struct {
-    guint32  blocks, bytes;
-    gboolean complete;
-    gint64   first_request_us, last_response_us, last_activity_us;
-    guint32  first_frame, last_frame;
-    double   duration_s, rate_Bps;
-    guint32  requests, retransmissions, rerequests, duplicate_responses, error_responses;
-    guint32  spurious_retransmissions;   /* of the retransmissions: OTA_CAUSE_SPURIOUS */
-    guint32  mac_retries, datagrams_fragmented, datagrams_incomplete, fragments_lost;
-    double   rtt_first_median, rtt_first_p95, rtt_last_median, rtt_last_p95;
-    double   turnaround_median, turnaround_p95;   /* seconds; < 0 when none */
-    /* Where the duration went (docs/ota-sessions.md); the four add up to it. */
-    double   time_air_s, time_timeouts_s, time_network_s, time_turnaround_s;
-    guint32  stalls;              /* silences longer than the stall threshold */
-    double   stalled_s;           /* their total length */
-    /* For loss models: every datagram copy of the transfer (fragmented or
-     * not, every hop), its distinct frames, and those never acknowledged. */
-    guint32  datagram_copies, frames_sent, frames_unacked;
-    gboolean acks_visible;
-    /* The same by direction: request and response copies (empty ACKs not
-     * counted), those lost (incomplete, or a fragment never acknowledged),
-     * and the frames of the complete ones. */
-    guint32  request_copies, request_copies_lost, request_frames_complete;
-    guint32  response_copies, response_copies_lost, response_frames_complete;
-    guint32  response_bytes_complete;   /* PSDU bytes of those frames: the block's overhead on air */
-    /* Response copies lost at their first frame (missing, or never
-     * acknowledged when ACKs are seen; the others were lost at a later
-     * frame), and the frames after the first that response copies sent. */
-    guint32  response_first_lost, response_later_frames;
-} ota_stats_t;
-
 /* A point of a transfer's progress, for plots. */
 enum ota_progress_kind { OTA_PROGRESS_BLOCK, OTA_PROGRESS_RETRANSMISSION, OTA_PROGRESS_REREQUEST };
 typedef struct {
@@ -208,7 +178,9 @@ struct ota_transfer {
     gint64     last_response_us;  /* first pass: for turn-around */
     wmem_array_t *silences;       /* gint64 pairs {start_us, length_us}: gaps >= 1 s between copies */
     gboolean   image_verified;
-    ota_stats_t st;               /* finalize */
+    /* What -z meter,ota,tsv prints of it (common/transfer_record.h), made by
+     * finalize: its own columns (id, meter, path, SZX, ...) and the statistics. */
+    meter_transfer_record_t rec;
 };
 
 typedef struct ota_track ota_track_t;

@@ -245,7 +245,7 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
                                    "Last block ends at byte %u, the image is %" G_GINT64_MODIFIER "d bytes",
                                    b->num * size + plen, r->size_hint);
     }
-    if (PINFO_FD_VISITED(pinfo) && !x->st.complete && pinfo->num == x->st.last_frame)
+    if (PINFO_FD_VISITED(pinfo) && !x->rec.complete && pinfo->num == x->rec.last_frame)
         expert_add_info(pinfo, ti, &ei_ota_incomplete);
 }
 

@@ -120,7 +120,7 @@ static void clear_row(stat_tap_table_item_type *row)
 /* Fills a cleared row. */
 static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
 {
-    const ota_stats_t *s = &x->st;
+    const meter_transfer_record_t *s = &x->rec;
 
     set_uint(&row[COL_TRANSFER], x->id);
     set_str(&row[COL_METER], g_strdup(x->meter ? x->meter : "-"));
@@ -141,10 +141,10 @@ static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
     set_uint(&row[COL_FRAGMENTED], s->datagrams_fragmented);
     set_uint(&row[COL_INCOMPLETE], s->datagrams_incomplete);
     set_uint(&row[COL_FRAGS_LOST], s->fragments_lost);
-    set_seconds(&row[COL_RTT_MEDIAN], s->rtt_first_median);
-    set_seconds(&row[COL_RTT_P95], s->rtt_first_p95);
-    set_seconds(&row[COL_TURN_MEDIAN], s->turnaround_median);
-    set_seconds(&row[COL_TURN_P95], s->turnaround_p95);
+    set_seconds(&row[COL_RTT_MEDIAN], s->rtt_first_median_s);
+    set_seconds(&row[COL_RTT_P95], s->rtt_first_p95_s);
+    set_seconds(&row[COL_TURN_MEDIAN], s->turnaround_median_s);
+    set_seconds(&row[COL_TURN_P95], s->turnaround_p95_s);
 }
 
 /* ---- rows, sorted by transfer id ---- */

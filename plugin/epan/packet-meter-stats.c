@@ -16,8 +16,7 @@
 #include "meter-session.h"
 #include "packet-meter-stats.h"
 #include "utc_text.h"
-
-#define OTA_TSV_VERSION "meterscope-ota 2"
+#include "transfer_record.h"
 
 static int meter_ota_tap = -1;
 
@@ -57,70 +56,56 @@ static char *num_or_dash(double v, const char *fmt)
     return v < 0 ? g_strdup("-") : g_strdup_printf(fmt, v);
 }
 
-/* Version 2: every line starts with its record type; "#T" and "#P" name the
- * columns of the T (transfer) and P (progress point) records. A reader
- * looks columns up by name, so columns may be added without a new version. */
-static void print_tsv_transfer(const ota_transfer_t *x)
+/* The C record: what the capture held and what its stamps mark. */
+static meter_counts_record_t counts_record(const ota_track_t *t)
 {
-    const ota_stats_t *s = &x->st;
+    const ota_capture_counts_t *c = ota_track_counts(t);
+    const ota_time_base_t *b = ota_track_time_base(t);
 
-    printf("T\t%u\t%s\t%s\t/%s\t%s\t%u\t%u\t%u\t%d\t%u\t%u\t%d\t%d\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT
-           "\t%" G_GINT64_FORMAT "\t%.6f\t%.6f\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u"
-           "\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%u\t%u"
-           "\t%.6f\t%.6f\t%.6f\t%.6f\t%u\t%.6f\t%u\t%u\t%u\t%d\t%" G_GINT64_FORMAT
-           "\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\n",
-           x->id, x->meter, x->gateway, x->path, x->upload ? "block1" : "block2", x->szx_first, x->szx,
-           16u << x->szx, x->renegotiated, s->blocks, s->bytes, s->complete, x->image_verified,
-           s->first_request_us, s->last_response_us, s->last_activity_us, s->duration_s, s->rate_Bps,
-           s->requests, s->retransmissions, s->rerequests, s->duplicate_responses, s->error_responses,
-           s->mac_retries, s->datagrams_fragmented, s->datagrams_incomplete, s->fragments_lost,
-           s->rtt_first_median, s->rtt_first_p95, s->rtt_last_median, s->rtt_last_p95,
-           s->turnaround_median, s->turnaround_p95, s->first_frame, s->last_frame,
-           s->time_air_s, s->time_timeouts_s, s->time_network_s, s->time_turnaround_s, s->stalls, s->stalled_s,
-           s->datagram_copies, s->frames_sent, s->frames_unacked, s->acks_visible, x->size_hint,
-           s->request_copies, s->request_copies_lost, s->request_frames_complete, s->response_copies,
-           s->response_copies_lost, s->response_frames_complete, s->response_bytes_complete,
-           s->response_first_lost, s->response_later_frames, s->spurious_retransmissions);
+    return (meter_counts_record_t){
+        .frames = c->frames,
+        .wpan_frames = c->wpan_frames,
+        .secured_frames = c->secured_frames,
+        .undecrypted_frames = c->undecrypted_frames,
+        .timestamps = ota_stamp_kind_name(b->kind),
+        .timestamp_pairs = b->pairs,
+        .timestamp_pairs_fit = b->kind == OTA_STAMP_START ? b->fit_start : b->kind == OTA_STAMP_END ? b->fit_end
+                                                          : MAX(b->fit_start, b->fit_end),
+        .timestamp_early_messages = b->early_messages,
+    };
 }
 
+/* The format (common/transfer_record.h): every line starts with its record
+ * type; "#T", "#P" and "#C" name the columns of the T (transfer), P
+ * (progress point) and C (capture) records. Written a transfer at a time:
+ * a long capture has many progress points. */
 static void print_tsv(ota_track_t *t, GHashTable *seen)
 {
     static const char *const kinds[] = { "block", "retransmission", "rerequest" };
+    GString *out = g_string_new(NULL);
 
-    printf("# " OTA_TSV_VERSION "\n");
-    printf("#T\ttransfer\tmeter\tgateway\tpath\tkind\tszx_first\tszx\tblock_size\trenegotiated\tblocks\tbytes"
-           "\tcomplete\tverified\tfirst_request_us\tlast_response_us\tlast_activity_us\tduration_s\trate_Bps"
-           "\trequests\tretransmissions\trerequests\tduplicate_responses\terror_responses\tmac_retries"
-           "\tdatagrams_fragmented\tdatagrams_incomplete\tfragments_lost\trtt_first_median_s\trtt_first_p95_s"
-           "\trtt_last_median_s\trtt_last_p95_s\tturnaround_median_s\tturnaround_p95_s\tfirst_frame\tlast_frame"
-           "\ttime_air_s\ttime_timeouts_s\ttime_network_s\ttime_turnaround_s\tstalls\tstalled_s"
-           "\tdatagram_copies\tframes_sent\tframes_unacked\tacks_visible\tsize_hint"
-           "\trequest_copies\trequest_copies_lost\trequest_frames_complete"
-           "\tresponse_copies\tresponse_copies_lost\tresponse_frames_complete\tresponse_bytes_complete"
-           "\tresponse_first_lost\tresponse_later_frames\tspurious_retransmissions\n");
-    printf("#P\ttransfer\tts_us\tbytes\tkind\n");
-    printf("#C\tframes\twpan_frames\tsecured_frames\tundecrypted_frames\ttimestamps\ttimestamp_pairs"
-           "\ttimestamp_pairs_fit\ttimestamp_early_messages\n");
+    meter_record_write_header(out);
     for (guint i = 0; i < ota_track_n_transfers(t); i++) {
         ota_transfer_t *x = ota_track_transfer_at(t, i);
         if (!g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
             continue;
-        print_tsv_transfer(x);
+        meter_record_write(out, &meter_transfer_schema, &x->rec);
         wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
         wmem_array_t *pts = ota_track_progress(t, x, tmp);
         for (guint k = 0; k < wmem_array_get_count(pts); k++) {
             const ota_progress_t *p = (const ota_progress_t *)wmem_array_index(pts, k);
-            printf("P\t%u\t%" G_GINT64_FORMAT "\t%u\t%s\n", x->id, p->ts_us, p->bytes, kinds[p->kind]);
+            const meter_progress_record_t point = { .transfer = x->id, .ts_us = p->ts_us, .bytes = p->bytes,
+                                                    .kind = kinds[p->kind] };
+            meter_record_write(out, &meter_progress_schema, &point);
         }
         wmem_destroy_allocator(tmp);
+        fputs(out->str, stdout);
+        g_string_truncate(out, 0);
     }
-    const ota_capture_counts_t *c = ota_track_counts(t);
-    const ota_time_base_t *b = ota_track_time_base(t);
-    printf("C\t%u\t%u\t%u\t%u\t%s\t%u\t%u\t%u\n", c->frames, c->wpan_frames, c->secured_frames,
-           c->undecrypted_frames, ota_stamp_kind_name(b->kind), b->pairs,
-           b->kind == OTA_STAMP_START ? b->fit_start : b->kind == OTA_STAMP_END ? b->fit_end
-                                                      : MAX(b->fit_start, b->fit_end),
-           b->early_messages);
+    const meter_counts_record_t counts = counts_record(t);
+    meter_record_write(out, &meter_counts_schema, &counts);
+    fputs(out->str, stdout);
+    g_string_free(out, TRUE);
 }
 
 static void print_table(ota_track_t *t, GHashTable *seen)
@@ -139,13 +124,13 @@ static void print_table(ota_track_t *t, GHashTable *seen)
            "verified", "retx", "rereq", "macrt", "frag", "incmp", "lost", "RTT med/p95 s", "turn med/p95 s");
     for (guint i = 0; i < ota_track_n_transfers(t); i++) {
         ota_transfer_t *x = ota_track_transfer_at(t, i);
-        const ota_stats_t *s = &x->st;
+        const meter_transfer_record_t *s = &x->rec;
         if (!g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
             continue;
         char *who = g_strdup_printf("%s /%s", x->meter, x->path);
         char *start = utc_text(s->first_request_us);
-        char *rtt1 = num_or_dash(s->rtt_first_median, "%.3f"), *rtt2 = num_or_dash(s->rtt_first_p95, "%.3f");
-        char *ta1 = num_or_dash(s->turnaround_median, "%.3f"), *ta2 = num_or_dash(s->turnaround_p95, "%.3f");
+        char *rtt1 = num_or_dash(s->rtt_first_median_s, "%.3f"), *rtt2 = num_or_dash(s->rtt_first_p95_s, "%.3f");
+        char *ta1 = num_or_dash(s->turnaround_median_s, "%.3f"), *ta2 = num_or_dash(s->turnaround_p95_s, "%.3f");
         char *rtt = g_strdup_printf("%s/%s", rtt1, rtt2), *ta = g_strdup_printf("%s/%s", ta1, ta2);
         printf("%-3u %-*s %-27s %-4s %5u %6u %8u %8.1f %9.1f %7s %4u %5u %5u %5u %5u %5u %15s %15s\n",
                x->id, width, who, start + 0, s->complete ? "yes" : "no", 16u << x->szx, s->blocks, s->bytes,

@@ -58,20 +58,20 @@ typedef struct {
 static doc_model_t doc_inputs(const ms_transfer_t *x, double beta)
 {
     doc_model_t m = { 0 };
-    double complete = (double)x->response_copies - x->response_copies_lost;
+    double complete = (double)x->rec.response_copies - x->rec.response_copies_lost;
 
-    m.B0 = x->block_size;
-    m.p0 = (double)(x->retransmissions + x->rerequests) / x->requests;
-    m.k0 = x->response_frames_complete / complete;
-    m.O = x->response_bytes_complete / complete - 11 * m.k0 - (m.k0 > 1 ? 4 + 5 * (m.k0 - 1) : 0) - m.B0;
-    m.Pq = (double)x->request_copies_lost / x->request_copies;
-    m.bL = ((double)x->response_copies_lost - x->response_first_lost) / x->response_later_frames;
-    m.b = m.k0 >= 3 && x->response_copies_lost > x->response_first_lost ? m.bL : m.Pq;
-    m.h = (double)x->request_copies / x->requests;
-    m.a = x->time_air_s / x->blocks;
-    m.n = x->time_network_s / x->blocks;
-    m.u = x->time_turnaround_s / x->blocks;
-    m.w = x->time_timeouts_s / x->blocks;
+    m.B0 = x->rec.block_size;
+    m.p0 = (double)(x->rec.retransmissions + x->rec.rerequests) / x->rec.requests;
+    m.k0 = x->rec.response_frames_complete / complete;
+    m.O = x->rec.response_bytes_complete / complete - 11 * m.k0 - (m.k0 > 1 ? 4 + 5 * (m.k0 - 1) : 0) - m.B0;
+    m.Pq = (double)x->rec.request_copies_lost / x->rec.request_copies;
+    m.bL = ((double)x->rec.response_copies_lost - x->rec.response_first_lost) / x->rec.response_later_frames;
+    m.b = m.k0 >= 3 && x->rec.response_copies_lost > x->rec.response_first_lost ? m.bL : m.Pq;
+    m.h = (double)x->rec.request_copies / x->rec.requests;
+    m.a = x->rec.time_air_s / x->rec.blocks;
+    m.n = x->rec.time_network_s / x->rec.blocks;
+    m.u = x->rec.time_turnaround_s / x->rec.blocks;
+    m.w = x->rec.time_timeouts_s / x->rec.blocks;
     m.T0 = m.p0 > 0 ? m.w / wait_per_first_timeout(m.p0) : 2.5;
     m.beta = beta;
     return m;
@@ -121,7 +121,7 @@ static ms_transfer_t download(guint32 blocks, guint32 block_size, double frames,
 {
     double bytes_per_response = block_size + overhead + 11 * frames + (frames > 1 ? 4 + 5 * (frames - 1) : 0);
 
-    return (ms_transfer_t){
+    return (ms_transfer_t){ .rec = {
         .transfer = 1, .kind = "block2", .complete = TRUE, .block_size = block_size, .blocks = blocks,
         .bytes = blocks * block_size, .requests = blocks, .frames_sent = (guint32)(blocks * (1 + frames)),
         .request_copies = blocks, .response_copies = blocks,
@@ -129,17 +129,17 @@ static ms_transfer_t download(guint32 blocks, guint32 block_size, double frames,
         .response_bytes_complete = (guint32)lround(blocks * bytes_per_response),
         .response_later_frames = (guint32)lround(blocks * (frames - 1)),
         .time_air_s = blocks * air, .time_network_s = blocks * network, .time_turnaround_s = blocks * turnaround,
-    };
+    } };
 }
 
 /* Loses `lost_exchanges` of the exchanges (retransmitted), waiting
  * `timeouts` seconds in all for them. */
 static void lose_exchanges(ms_transfer_t *x, guint32 lost_exchanges, double timeouts)
 {
-    x->retransmissions = lost_exchanges;
-    x->requests = x->blocks + lost_exchanges;
-    x->request_copies = x->requests;
-    x->time_timeouts_s = timeouts;
+    x->rec.retransmissions = lost_exchanges;
+    x->rec.requests = x->rec.blocks + lost_exchanges;
+    x->rec.request_copies = x->rec.requests;
+    x->rec.time_timeouts_s = timeouts;
 }
 
 /* The recommendation against the documentation, rate by rate. */
@@ -218,14 +218,14 @@ static void test_lossy_as_documented(void)
      * requests cross 2.2 hops on average. */
     ms_transfer_t x = download(1000, 256, 3, 40, 0.03, 0.08, 0.25);
     lose_exchanges(&x, 100, 250.0);
-    x.response_copies = 1100;
-    x.response_copies_lost = 100;
-    x.response_first_lost = 40;
-    x.response_frames_complete = 3000;
-    x.response_bytes_complete = 1000 * (256 + 40 + 33 + 4 + 10);
-    x.response_later_frames = 2000;
-    x.request_copies = (guint32)(2.2 * x.requests);
-    x.request_copies_lost = 30;
+    x.rec.response_copies = 1100;
+    x.rec.response_copies_lost = 100;
+    x.rec.response_first_lost = 40;
+    x.rec.response_frames_complete = 3000;
+    x.rec.response_bytes_complete = 1000 * (256 + 40 + 33 + 4 + 10);
+    x.rec.response_later_frames = 2000;
+    x.rec.request_copies = (guint32)(2.2 * x.rec.requests);
+    x.rec.request_copies_lost = 30;
     assert_as_documented(&x, FLASH_S_PER_BYTE);
     ms_recommendation_t r;
     g_assert_true(ms_recommend(&x, FLASH_S_PER_BYTE, &r));
@@ -237,10 +237,10 @@ static void test_lossy_as_documented(void)
      * request loss. */
     x = download(500, 128, 2, 24, 0.02, 0.06, 0.3);
     lose_exchanges(&x, 40, 150.0);
-    x.request_copies_lost = 12;
-    x.response_copies = 540;
-    x.response_copies_lost = 40;
-    x.response_first_lost = 10;
+    x.rec.request_copies_lost = 12;
+    x.rec.response_copies = 540;
+    x.rec.response_copies_lost = 40;
+    x.rec.response_first_lost = 10;
     assert_as_documented(&x, FLASH_S_PER_BYTE);
     g_assert_true(ms_recommend(&x, FLASH_S_PER_BYTE, &r));
     g_assert_false(r.added_from_later);
@@ -248,10 +248,10 @@ static void test_lossy_as_documented(void)
     /* Single-frame responses, and no flash cost at all. */
     x = download(2000, 32, 1, 30, 0.006, 0.04, 0.15);
     lose_exchanges(&x, 90, 300.0);
-    x.request_copies_lost = 40;
-    x.response_copies = 2090;
-    x.response_copies_lost = 90;
-    x.response_first_lost = 90;
+    x.rec.request_copies_lost = 40;
+    x.rec.response_copies = 2090;
+    x.rec.response_copies_lost = 90;
+    x.rec.response_first_lost = 90;
     assert_as_documented(&x, 0);
 
     /* 1024-byte blocks, 10.5 frames on average (a short last block), later
@@ -260,11 +260,11 @@ static void test_lossy_as_documented(void)
      * at 0). */
     x = download(200, 1024, 10.5, 30, 0.12, 0.1, 0.4);
     lose_exchanges(&x, 6, 20.0);
-    x.request_copies = 2 * x.requests;
-    x.response_copies = 206;
-    x.response_copies_lost = 6;
-    x.response_first_lost = 1;
-    x.request_copies_lost = 2;
+    x.rec.request_copies = 2 * x.rec.requests;
+    x.rec.response_copies = 206;
+    x.rec.response_copies_lost = 6;
+    x.rec.response_first_lost = 1;
+    x.rec.request_copies_lost = 2;
     assert_as_documented(&x, FLASH_S_PER_BYTE);
     g_assert_true(ms_recommend(&x, FLASH_S_PER_BYTE, &r));
     g_assert_cmpfloat(r.exchange_fail[0], ==, 0);
@@ -286,16 +286,16 @@ static void test_properties_random(void)
                                    g_rand_double_range(rand, 0, 1), g_rand_double_range(rand, 0, 2));
         guint32 lost = g_rand_boolean(rand) ? g_rand_int_range(rand, 0, blocks) : 0;
         lose_exchanges(&x, lost, lost ? g_rand_double_range(rand, 0, 5) * lost : 0);
-        x.request_copies = x.requests + g_rand_int_range(rand, 0, x.requests);
-        x.request_copies_lost = g_rand_int_range(rand, 0, lost + 1);
-        x.response_copies = x.blocks + lost;
-        x.response_copies_lost = lost;
-        x.response_first_lost = g_rand_int_range(rand, 0, lost + 1);
+        x.rec.request_copies = x.rec.requests + g_rand_int_range(rand, 0, x.rec.requests);
+        x.rec.request_copies_lost = g_rand_int_range(rand, 0, lost + 1);
+        x.rec.response_copies = x.rec.blocks + lost;
+        x.rec.response_copies_lost = lost;
+        x.rec.response_first_lost = g_rand_int_range(rand, 0, lost + 1);
         double beta = g_rand_double_range(rand, 0, 500e-6);
 
         ms_recommendation_t r;
         g_assert_true(ms_recommend(&x, beta, &r));
-        double measured = (x.time_air_s + x.time_network_s + x.time_turnaround_s + x.time_timeouts_s) / blocks;
+        double measured = (x.rec.time_air_s + x.rec.time_network_s + x.rec.time_turnaround_s + x.rec.time_timeouts_s) / blocks;
         if (measured > 0)
             assert_close(r.rate_Bps[szx0], b0 / measured, "rate at the measured size", szx0);
         assert_close(r.exchange_fail[szx0], r.exchange_loss, "F at the measured size", szx0);
@@ -319,7 +319,7 @@ static void test_more_exchange_loss_never_faster(void)
         ms_transfer_t x = download(300, 128, 2, 30, 0.02, 0.07, 0.25);
         double p0 = lost / (300.0 + lost);
         lose_exchanges(&x, lost, 300 * 3.0 * wait_per_first_timeout(p0));
-        x.request_copies_lost = x.requests / 10;   /* b = Pq = 0.1 throughout */
+        x.rec.request_copies_lost = x.rec.requests / 10;   /* b = Pq = 0.1 throughout */
 
         ms_recommendation_t r;
         g_assert_true(ms_recommend(&x, FLASH_S_PER_BYTE, &r));
@@ -344,8 +344,8 @@ static void test_more_frame_loss_never_faster(void)
     for (guint32 lost = 0; lost <= 60; lost += 3) {
         ms_transfer_t x = download(400, 128, 2, 30, 0.02, 0.07, 0.25);
         lose_exchanges(&x, 60, 180.0);
-        x.request_copies_lost = lost;
-        x.response_copies = 400;
+        x.rec.request_copies_lost = lost;
+        x.rec.response_copies = 400;
 
         ms_recommendation_t r;
         g_assert_true(ms_recommend(&x, FLASH_S_PER_BYTE, &r));
@@ -370,10 +370,10 @@ static void test_no_later_frame_lost(void)
     ms_recommendation_t r;
 
     lose_exchanges(&x, 10, 30.0);
-    x.request_copies_lost = 7;
-    x.response_copies = 110;
-    x.response_copies_lost = 10;
-    x.response_first_lost = 10;
+    x.rec.request_copies_lost = 7;
+    x.rec.response_copies = 110;
+    x.rec.response_copies_lost = 10;
+    x.rec.response_first_lost = 10;
     g_assert_true(ms_recommend(&x, FLASH_S_PER_BYTE, &r));
     g_assert_false(r.added_from_later);
     g_assert_cmpfloat(r.later_frame_loss, ==, 0);
@@ -394,15 +394,15 @@ static void test_refuses_empty(void)
     g_assert_true(memcmp(&r, &zero, sizeof(r)) == 0);
 
     ms_transfer_t empty = x;
-    empty.blocks = empty.bytes = 0;
+    empty.rec.blocks = empty.rec.bytes = 0;
     memset(&r, 0xff, sizeof(r));
     g_assert_false(ms_recommend(&empty, FLASH_S_PER_BYTE, &r));
     g_assert_true(memcmp(&r, &zero, sizeof(r)) == 0);
     empty = x;
-    empty.requests = 0;
+    empty.rec.requests = 0;
     g_assert_false(ms_recommend(&empty, FLASH_S_PER_BYTE, &r));
     empty = x;
-    empty.frames_sent = 0;
+    empty.rec.frames_sent = 0;
     g_assert_false(ms_recommend(&empty, FLASH_S_PER_BYTE, &r));
 }
 
@@ -411,8 +411,8 @@ static void test_refuses_empty(void)
  * about 80 bytes is fragmented), no loss, one hop. */
 static void test_no_loss_data(void)
 {
-    ms_transfer_t x = { .kind = "block2", .block_size = 64, .blocks = 50, .bytes = 3200, .requests = 50,
-                        .frames_sent = 100, .time_air_s = 0.5, .time_network_s = 2.5, .time_turnaround_s = 10 };
+    ms_transfer_t x = { .rec = { .kind = "block2", .block_size = 64, .blocks = 50, .bytes = 3200, .requests = 50,
+                        .frames_sent = 100, .time_air_s = 0.5, .time_network_s = 2.5, .time_turnaround_s = 10 } };
     ms_recommendation_t r;
 
     g_assert_true(ms_recommend(&x, FLASH_S_PER_BYTE, &r));
@@ -440,7 +440,7 @@ static void test_total_loss(void)
     ms_recommendation_t r;
 
     lose_exchanges(&x, 10, 100.0);
-    x.retransmissions = 3 * x.requests;
+    x.rec.retransmissions = 3 * x.rec.requests;
     g_assert_true(ms_recommend(&x, FLASH_S_PER_BYTE, &r));
     g_assert_cmpfloat(r.exchange_loss, ==, 1);
     g_assert_true(isfinite(r.timeout_s));
@@ -487,7 +487,7 @@ static void assert_sane(const ms_recommendation_t *r)
 /* Counts near their limit and times of centuries: finite answers. */
 static void test_huge_values(void)
 {
-    ms_transfer_t x = {
+    ms_transfer_t x = { .rec = {
         .kind = "block2", .complete = TRUE, .block_size = 1024, .blocks = G_MAXUINT32 / 4, .bytes = G_MAXUINT32,
         .requests = G_MAXUINT32, .retransmissions = G_MAXUINT32 / 2, .frames_sent = G_MAXUINT32,
         .request_copies = G_MAXUINT32, .request_copies_lost = G_MAXUINT32 / 3, .response_copies = G_MAXUINT32,
@@ -495,7 +495,7 @@ static void test_huge_values(void)
         .response_frames_complete = G_MAXUINT32, .response_bytes_complete = G_MAXUINT32,
         .response_later_frames = G_MAXUINT32, .time_air_s = 1e15, .time_network_s = 1e16,
         .time_turnaround_s = 1e17, .time_timeouts_s = 1e300,
-    };
+    } };
     ms_recommendation_t r;
 
     g_assert_true(ms_recommend(&x, 1.0, &r));
@@ -520,7 +520,7 @@ static void test_absurd_inputs(void)
 
     for (guint i = 0; i < 5000; i++) {
 #define COUNT() (g_rand_boolean(rand) ? 0 : (guint32)g_rand_int_range(rand, 0, 1000))
-        ms_transfer_t x = {
+        ms_transfer_t x = { .rec = {
             .kind = "block2", .block_size = sizes[g_rand_int_range(rand, 0, G_N_ELEMENTS(sizes))],
             .blocks = COUNT(), .requests = COUNT(), .retransmissions = COUNT(), .rerequests = COUNT(),
             .frames_sent = COUNT(), .request_copies = COUNT(), .request_copies_lost = COUNT(),
@@ -530,14 +530,14 @@ static void test_absurd_inputs(void)
             .time_air_s = g_rand_double_range(rand, 0, 100), .time_network_s = g_rand_double_range(rand, 0, 100),
             .time_turnaround_s = g_rand_double_range(rand, 0, 100),
             .time_timeouts_s = g_rand_double_range(rand, 0, 1000),
-        };
+        } };
 #undef COUNT
-        x.request_copies_lost = MIN(x.request_copies_lost, x.request_copies);
-        if (x.blocks)
-            x.requests = MAX(x.requests, x.retransmissions + x.rerequests + 1);
-        x.response_later_frames = MAX(x.response_later_frames, x.response_copies_lost);
+        x.rec.request_copies_lost = MIN(x.rec.request_copies_lost, x.rec.request_copies);
+        if (x.rec.blocks)
+            x.rec.requests = MAX(x.rec.requests, x.rec.retransmissions + x.rec.rerequests + 1);
+        x.rec.response_later_frames = MAX(x.rec.response_later_frames, x.rec.response_copies_lost);
         ms_recommendation_t r;
-        gboolean usable = x.blocks && x.requests && x.frames_sent;
+        gboolean usable = x.rec.blocks && x.rec.requests && x.rec.frames_sent;
         g_assert_cmpint(ms_recommend(&x, g_rand_double_range(rand, 0, 1e-3), &r), ==, usable);
         if (usable)
             assert_sane(&r);
@@ -557,9 +557,9 @@ static void test_basis(void)
     ms_transfer_t no_frames = download(5000, 64, 1, 36, 0.01, 0.05, 0.2);
     ms_capture_t c = { .transfers = g_ptr_array_new() };
 
-    up.kind = "block1";
-    big_incomplete.complete = FALSE;
-    no_frames.frames_sent = 0;
+    up.rec.kind = "block1";
+    big_incomplete.rec.complete = FALSE;
+    no_frames.rec.frames_sent = 0;
     g_assert_null(ms_recommend_basis(&c));
     g_ptr_array_add(c.transfers, &no_frames);
     g_assert_null(ms_recommend_basis(&c));

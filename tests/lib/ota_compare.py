@@ -52,7 +52,7 @@ def differences(row, x, stamp="end"):
 
 def count_differences(row, oa):
     diff = ["%s %s != %s" % (k, row[k], oa[k]) for k in COUNTS if int(row[k]) != oa[k]]
-    if (row["complete"] == "1") != oa["complete"]:
+    if (int(row["complete"]) == 1) != oa["complete"]:   # a TSV row (typed) or a CSV row (text)
         diff.append("complete")
     return diff
 

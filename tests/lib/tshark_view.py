@@ -6,6 +6,7 @@ test the generator against an independent decoder.
 """
 import json
 import os
+import re
 import subprocess
 
 FIELDS = [
@@ -117,17 +118,58 @@ def count(rows, gateway_view):
     return c
 
 
+RECORD_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "transfer_record.h")
+RECORD_TAGS = {"TRANSFER": "T", "PROGRESS": "P", "COUNTS": "C"}
+RECORD_VALUE = {"U32": int, "I64": int, "DBL": float, "STR": str, "BOOL": lambda v: int(v) != 0}
+_record_schema = None
+
+
+def record_schema():
+    """The records of `-z meter,ota,tsv` as common/transfer_record.h defines
+    them: {"version": "meterscope-ota 2", "T": [(name, type, optional), ...],
+    "P": [...], "C": [...]}, from its X(name, TYPE, REQ|OPT, ...) lines."""
+    global _record_schema
+    if _record_schema is None:
+        schema, tag = {}, None
+        with open(RECORD_H) as f:
+            for line in f:
+                m = re.match(r'#define METER_RECORD_VERSION "([^"]+)"', line)
+                if m:
+                    schema["version"] = m.group(1)
+                m = re.match(r"#define METER_(\w+)_COLUMNS\(X\)", line)
+                if m:
+                    tag = RECORD_TAGS[m.group(1)]
+                    schema[tag] = []
+                    continue
+                if tag:
+                    m = re.match(r"\s*X\((\w+), (U32|I64|DBL|STR|BOOL), (REQ|OPT),", line)
+                    if m:
+                        schema[tag].append((m.group(1), m.group(2), m.group(3) == "OPT"))
+                    if not line.rstrip().endswith("\\"):
+                        tag = None
+        _record_schema = schema
+    return _record_schema
+
+
 def ota_tsv(text):
-    """The records of `-z meter,ota,tsv` (version 2): a list of transfer dicts
-    (T records) and a list of progress-point dicts (P records), keyed by the
-    column names its #T and #P lines give."""
+    """The records of `-z meter,ota,tsv`: a list of transfer dicts (T records)
+    and a list of progress-point dicts (P records), keyed by the column names
+    its #T and #P lines give, values typed as common/transfer_record.h says
+    (a column it does not know stays text). A column it defines but the
+    plugin did not print is an error."""
+    schema = record_schema()
     lines = text.splitlines()
-    start = lines.index("# meterscope-ota 2")
+    start = lines.index("# " + schema["version"])
     names, records = {}, {"T": [], "P": []}
     for line in lines[start + 1:]:
         cells = line.split("\t")
-        if cells[0].startswith("#"):
-            names[cells[0][1:]] = cells[1:]
+        tag = cells[0][1:]
+        if cells[0].startswith("#") and tag in RECORD_TAGS.values():
+            missing = [c[0] for c in schema[tag] if c[0] not in cells[1:]]
+            if missing:
+                raise ValueError("#%s names no column %s" % (tag, ", ".join(missing)))
+            value = {c[0]: RECORD_VALUE[c[1]] for c in schema[tag]}
+            names[tag] = [(n, value.get(n, str)) for n in cells[1:]]
         elif cells[0] in names:
-            records.setdefault(cells[0], []).append(dict(zip(names[cells[0]], cells[1:])))
+            records.setdefault(cells[0], []).append({n: conv(v) for (n, conv), v in zip(names[cells[0]], cells[1:])})
     return records["T"], records["P"]

@@ -224,14 +224,14 @@ static path_t down(fx_t *fx, gint64 us, const meter_coap_t *m)
     return p;
 }
 
-static const ota_stats_t *finalize(fx_t *fx, guint32 xfer)
+static const meter_transfer_record_t *finalize(fx_t *fx, guint32 xfer)
 {
     ota_transfer_t *x;
 
     ota_track_finalize(fx->t, 60.0);
     x = ota_track_transfer(fx->t, xfer);
     g_assert_nonnull(x);
-    return &x->st;
+    return &x->rec;
 }
 
 #define assert_s(a, b) g_assert_cmpfloat_with_epsilon((a), (b), 1e-9)
@@ -691,7 +691,7 @@ static void test_download_rtt_turnaround(void)
     g_assert_nonnull(x->meter);
     g_assert_cmpstr(x->path, ==, "firmware/img");
 
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_true(s->complete);
     g_assert_cmpuint(s->blocks, ==, 4);
     g_assert_cmpuint(s->bytes, ==, 868);
@@ -711,13 +711,13 @@ static void test_download_rtt_turnaround(void)
     g_assert_cmpuint(s->datagrams_incomplete, ==, 0);
     g_assert_cmpuint(s->fragments_lost, ==, 0);
     /* RTTs 100, 400, 200, 300 ms: the median of an even count is the lower middle. */
-    assert_s(s->rtt_first_median, 0.2);
-    assert_s(s->rtt_first_p95, 0.4);
-    assert_s(s->rtt_last_median, 0.2);
-    assert_s(s->rtt_last_p95, 0.4);
+    assert_s(s->rtt_first_median_s, 0.2);
+    assert_s(s->rtt_first_p95_s, 0.4);
+    assert_s(s->rtt_last_median_s, 0.2);
+    assert_s(s->rtt_last_p95_s, 0.4);
     /* Turn-arounds 10, 30, 20 ms. */
-    assert_s(s->turnaround_median, 0.02);
-    assert_s(s->turnaround_p95, 0.03);
+    assert_s(s->turnaround_median_s, 0.02);
+    assert_s(s->turnaround_p95_s, 0.03);
     /* Where the time went. Each block: 4 frames and 4 ACKs on the air; the
      * first request's frame ends at the start, the last ACK after the end.
      * In each turn-around: the response's last ACK and the next request. */
@@ -747,13 +747,13 @@ static void test_percentiles_nearest_rank(void)
         hop(&fx, t + rtt, G_LINK, M_LINK, &a, TRUE, NULL);
         t += rtt + (gint64)((k * 3) % 19 + 1) * MS;            /* turn-around 1..19 ms, shuffled */
     }
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_true(s->complete);
     g_assert_cmpuint(s->blocks, ==, 20);
-    assert_s(s->rtt_first_median, 0.100);    /* rank ceil(0.5 * 20) = 10 */
-    assert_s(s->rtt_first_p95, 0.190);       /* rank ceil(0.95 * 20) = 19 */
-    assert_s(s->turnaround_median, 0.010);   /* rank ceil(0.5 * 19) = 10 */
-    assert_s(s->turnaround_p95, 0.019);      /* rank ceil(0.95 * 19) = 19 */
+    assert_s(s->rtt_first_median_s, 0.100);    /* rank ceil(0.5 * 20) = 10 */
+    assert_s(s->rtt_first_p95_s, 0.190);       /* rank ceil(0.95 * 20) = 19 */
+    assert_s(s->turnaround_median_s, 0.010);   /* rank ceil(0.5 * 19) = 10 */
+    assert_s(s->turnaround_p95_s, 0.019);      /* rank ceil(0.95 * 19) = 19 */
     fx_done(&fx);
 }
 
@@ -815,13 +815,13 @@ static void test_hop_copies_vs_retransmission(void)
     g_assert_false(w4->hop_copy);
     g_assert_cmpuint(w4->round, ==, 3);
 
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_cmpuint(s->requests, ==, 3);
     g_assert_cmpuint(s->retransmissions, ==, 2);
     g_assert_cmpuint(s->rerequests, ==, 0);
     g_assert_true(s->complete);
-    assert_s(s->rtt_first_median, 9.12);
-    assert_s(s->rtt_last_median, 0.12);
+    assert_s(s->rtt_first_median_s, 9.12);
+    assert_s(s->rtt_last_median_s, 0.12);
     g_assert_cmpint(s->last_response_us, ==, 9 * SEC + 120 * MS);
     assert_s(s->duration_s, 9.12);
     fx_done(&fx);
@@ -857,7 +857,7 @@ static void test_rerequest(void)
     path_t db = down(&fx, 5 * SEC + 100 * MS, &ab);
     g_assert_cmpuint(db.r[1]->bytes_so_far, ==, 356);
 
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_cmpuint(s->requests, ==, 3);
     g_assert_cmpuint(s->retransmissions, ==, 0);
     g_assert_cmpuint(s->rerequests, ==, 1);
@@ -866,11 +866,11 @@ static void test_rerequest(void)
     g_assert_true(s->complete);
     g_assert_cmpint(s->last_response_us, ==, 5 * SEC + 120 * MS);
     /* RTTs: block 0 and the re-request, 120 ms each; the first try has none. */
-    assert_s(s->rtt_first_median, 0.12);
-    assert_s(s->rtt_first_p95, 0.12);
+    assert_s(s->rtt_first_median_s, 0.12);
+    assert_s(s->rtt_first_p95_s, 0.12);
     /* One turn-around: 120 ms -> 150 ms (not to the re-request at 5 s). */
-    assert_s(s->turnaround_median, 0.03);
-    assert_s(s->turnaround_p95, 0.03);
+    assert_s(s->turnaround_median_s, 0.03);
+    assert_s(s->turnaround_p95_s, 0.03);
     fx_done(&fx);
 }
 
@@ -901,14 +901,14 @@ static void test_accepted_response_round(void)
     g_assert_cmpint(d2.r[1]->rtt_first_us, ==, 2 * SEC + 120 * MS);
     g_assert_cmpint(d2.r[1]->rtt_last_us, ==, 120 * MS);
 
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_cmpuint(s->requests, ==, 2);
     g_assert_cmpuint(s->retransmissions, ==, 1);
     g_assert_cmpuint(s->duplicate_responses, ==, 1);
     g_assert_true(s->complete);
     g_assert_cmpint(s->last_response_us, ==, 2 * SEC + 120 * MS);   /* round 2 */
-    assert_s(s->rtt_first_median, 2.12);
-    assert_s(s->rtt_last_median, 0.12);
+    assert_s(s->rtt_first_median_s, 2.12);
+    assert_s(s->rtt_last_median_s, 0.12);
     g_assert_cmpuint(s->blocks, ==, 1);
     g_assert_cmpuint(s->bytes, ==, 100);
     g_assert_cmpuint(s->fragments_lost, ==, 0);     /* the unacknowledged copy is not fragmented */
@@ -928,8 +928,8 @@ static void test_accepted_response_round(void)
     g_assert_cmpint(s->last_response_us, ==, 120 * MS);
     g_assert_cmpint(s->last_activity_us, ==, 320 * MS);
     assert_s(s->duration_s, 0.12);                  /* to last_response, not last_activity */
-    assert_s(s->rtt_first_median, 0.12);
-    assert_s(s->rtt_last_median, 0.01);
+    assert_s(s->rtt_first_median_s, 0.12);
+    assert_s(s->rtt_last_median_s, 0.01);
     g_assert_cmpuint(s->duplicate_responses, ==, 1);
     fx_done(&fx);
 }
@@ -991,7 +991,7 @@ static void test_blocks_and_renegotiation(void)
     g_assert_cmpuint(ota_track_transfer_at(fx.t, 0)->id, ==, 1);
     g_assert_cmpuint(ota_track_transfer_at(fx.t, 2)->id, ==, 3);
 
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_cmpuint(s->blocks, ==, 3);
     g_assert_cmpuint(s->bytes, ==, 612);
     g_assert_true(s->complete);
@@ -1011,8 +1011,8 @@ static void test_blocks_and_renegotiation(void)
     g_assert_cmpint(s->last_activity_us, ==, 22 * SEC + HOP_US);
     assert_s(s->duration_s, 2.02);              /* an incomplete transfer: to its last activity */
     assert_s(s->rate_Bps, 0);
-    g_assert_cmpfloat(s->rtt_first_median, <, 0);
-    g_assert_cmpfloat(s->turnaround_median, <, 0);
+    g_assert_cmpfloat(s->rtt_first_median_s, <, 0);
+    g_assert_cmpfloat(s->turnaround_median_s, <, 0);
     fx_done(&fx);
 }
 
@@ -1041,14 +1041,14 @@ static void test_block1_upload(void)
     }
     ota_transfer_t *x = ota_track_transfer(fx.t, 1);
     g_assert_true(x->upload);
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_true(s->complete);
     g_assert_cmpuint(s->blocks, ==, 3);
     g_assert_cmpuint(s->bytes, ==, 148);
     g_assert_cmpint(s->last_response_us, ==, 520 * MS);
     g_assert_cmpuint(s->requests, ==, 3);
-    assert_s(s->rtt_first_median, 0.12);
-    assert_s(s->turnaround_median, 0.08);
+    assert_s(s->rtt_first_median_s, 0.12);
+    assert_s(s->turnaround_median_s, 0.08);
     fx_done(&fx);
 
     /* Without the final 2.04 the upload is not complete. */
@@ -1130,7 +1130,7 @@ static void test_fragment_accounting(void)
     fragmented_scenario(&fx, &c1, &c2);
     g_assert_nonnull(c2->msg);
     g_assert_true(c1->msg == c2->msg);       /* the incomplete copy, tied by its MID */
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_cmpuint(s->datagrams_fragmented, ==, 2);
     g_assert_cmpuint(s->datagrams_incomplete, ==, 1);
     g_assert_cmpuint(s->fragments_lost, ==, 2);     /* copy 1's FRAG1, copy 2's FRAGN */
@@ -1140,17 +1140,38 @@ static void test_fragment_accounting(void)
     g_assert_true(s->complete);
     g_assert_cmpuint(s->bytes, ==, 150);
     g_assert_cmpint(s->last_response_us, ==, 2105 * MS);
-    assert_s(s->rtt_first_median, 2.105);
-    assert_s(s->rtt_last_median, 0.105);
+    assert_s(s->rtt_first_median_s, 2.105);
+    assert_s(s->rtt_last_median_s, 0.105);
     fx_done(&fx);
 }
 
-static void snap(fx_t *fx, guint32 xfer, ota_stats_t *out)
+static void snap(fx_t *fx, guint32 xfer, meter_transfer_record_t *out)
 {
     memcpy(out, finalize(fx, xfer), sizeof *out);
 }
 
-static void assert_same_stats(const ota_stats_t *a, const ota_stats_t *b)
+/* Strings by their text: two trackers have their own. */
+static gboolean same_column(const meter_column_t *col, const meter_transfer_record_t *a,
+                            const meter_transfer_record_t *b)
+{
+    const void *va = (const char *)a + col->offset, *vb = (const char *)b + col->offset;
+
+    switch (col->type) {
+    case METER_COL_STR:
+        return g_strcmp0(*(const char *const *)va, *(const char *const *)vb) == 0;
+    case METER_COL_U32:
+        return *(const guint32 *)va == *(const guint32 *)vb;
+    case METER_COL_BOOL:
+        return *(const gboolean *)va == *(const gboolean *)vb;
+    case METER_COL_I64:
+        return *(const gint64 *)va == *(const gint64 *)vb;
+    case METER_COL_DBL:
+        return *(const double *)va == *(const double *)vb;
+    }
+    return FALSE;
+}
+
+static void assert_same_stats(const meter_transfer_record_t *a, const meter_transfer_record_t *b)
 {
     g_assert_cmpuint(a->blocks, ==, b->blocks);
     g_assert_cmpuint(a->bytes, ==, b->bytes);
@@ -1159,9 +1180,11 @@ static void assert_same_stats(const ota_stats_t *a, const ota_stats_t *b)
     g_assert_cmpuint(a->requests, ==, b->requests);
     g_assert_cmpuint(a->mac_retries, ==, b->mac_retries);
     g_assert_cmpuint(a->fragments_lost, ==, b->fragments_lost);
-    g_assert_cmpfloat(a->rtt_first_median, ==, b->rtt_first_median);
-    g_assert_cmpfloat(a->turnaround_p95, ==, b->turnaround_p95);
-    g_assert_cmpmem(a, sizeof *a, b, sizeof *b);
+    g_assert_cmpfloat(a->rtt_first_median_s, ==, b->rtt_first_median_s);
+    g_assert_cmpfloat(a->turnaround_p95_s, ==, b->turnaround_p95_s);
+    for (guint i = 0; i < meter_transfer_schema.n_columns; i++)
+        if (!same_column(&meter_transfer_schema.columns[i], a, b))
+            g_error("column %s differs", meter_transfer_schema.columns[i].name);
 }
 
 /* Finalize twice gives the same numbers, also when it really recomputes;
@@ -1170,7 +1193,7 @@ static void test_finalize_idempotent(void)
 {
     fx_t fx;
     ota_copy_t *c1, *c2;
-    ota_stats_t once, twice;
+    meter_transfer_record_t once, twice;
 
     fx_init(&fx);
     fragmented_scenario(&fx, &c1, &c2);
@@ -1196,14 +1219,14 @@ static void test_finalize_idempotent(void)
     snap(&fx, 1, &once);
     g_assert_cmpuint(once.blocks, ==, 1);
     g_assert_false(once.complete);
-    g_assert_cmpfloat(once.turnaround_median, <, 0);
+    g_assert_cmpfloat(once.turnaround_median_s, <, 0);
     up(&fx, 200 * MS, &q1);
     down(&fx, 300 * MS, &a1);
     snap(&fx, 1, &twice);
     g_assert_cmpuint(twice.blocks, ==, 2);
     g_assert_cmpuint(twice.bytes, ==, 266);
     g_assert_true(twice.complete);
-    assert_s(twice.turnaround_median, 0.08);
+    assert_s(twice.turnaround_median_s, 0.08);
     snap(&fx, 1, &once);
     assert_same_stats(&once, &twice);
     fx_done(&fx);
@@ -1215,7 +1238,7 @@ static void test_finalize_part_way(void)
 {
     fx_t whole, parts;
     ota_copy_t *c1, *c2;
-    ota_stats_t a, b;
+    meter_transfer_record_t a, b;
 
     fx_init(&whole);
     fragmented_scenario(&whole, &c1, &c2);
@@ -1284,12 +1307,12 @@ static void test_turnaround_rules(void)
     up(&fx, 6500 * MS, &qe);                                /* the last block again */
     down(&fx, 6600 * MS, &ae);                     /* final again, 6.62 s */
 
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_cmpuint(s->requests, ==, 6);
     g_assert_cmpuint(s->rerequests, ==, 2);
     g_assert_cmpuint(s->retransmissions, ==, 0);
-    assert_s(s->turnaround_median, 0.03);
-    assert_s(s->turnaround_p95, 0.08);
+    assert_s(s->turnaround_median_s, 0.03);
+    assert_s(s->turnaround_p95_s, 0.08);
     g_assert_true(s->complete);
     g_assert_cmpint(s->last_response_us, ==, 6120 * MS);
     g_assert_cmpint(s->last_activity_us, ==, 6620 * MS);
@@ -1297,8 +1320,8 @@ static void test_turnaround_rules(void)
     g_assert_cmpuint(s->blocks, ==, 3);
     g_assert_cmpuint(s->bytes, ==, 512);
     /* RTTs 120, 100 (to the copy that got furthest), 120, 120, 120 ms. */
-    assert_s(s->rtt_first_median, 0.12);
-    assert_s(s->rtt_first_p95, 0.12);
+    assert_s(s->rtt_first_median_s, 0.12);
+    assert_s(s->rtt_first_p95_s, 0.12);
     fx_done(&fx);
 }
 
@@ -1320,7 +1343,7 @@ static void test_no_acks_in_capture(void)
     g_assert_true(r->retransmission);
     g_assert_cmpint(r->cause, ==, OTA_CAUSE_RESPONSE_LOST);
 
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_true(f->copy->msg == r->msg);
     g_assert_cmpuint(s->datagrams_fragmented, ==, 1);
     g_assert_cmpuint(s->datagrams_incomplete, ==, 1);
@@ -1346,7 +1369,7 @@ static void test_leftover_copy(void)
     ota_frame_t *f = data_frame(&fx, 4100 * MS, G_LINK, M_LINK, 210);
     ota_track_lowpan(fx.t, f, &c3f1);
     g_assert_null(f->copy->msg);
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_true(f->copy->msg == c2->msg);
     g_assert_cmpuint(s->datagrams_fragmented, ==, 3);
     g_assert_cmpuint(s->datagrams_incomplete, ==, 2);
@@ -1355,7 +1378,7 @@ static void test_leftover_copy(void)
     g_assert_cmpuint(s->retransmissions, ==, 2);
     /* The only response round is followed by a retransmission: not accepted. */
     g_assert_false(s->complete);
-    g_assert_cmpfloat(s->rtt_first_median, <, 0);
+    g_assert_cmpfloat(s->rtt_first_median_s, <, 0);
     fx_done(&fx);
 }
 
@@ -1377,7 +1400,7 @@ static void test_first_request_is_a_request(void)
     g_assert_cmpint(r->rtt_first_us, ==, 100 * MS);
     ota_transfer_t *x = ota_track_transfer(fx.t, 1);
     g_assert_cmphex(x->meter_link, ==, M_LINK);
-    const ota_stats_t *s = finalize(&fx, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
     g_assert_cmpint(s->first_request_us, ==, 200 * MS);
     g_assert_cmpuint(s->requests, ==, 1);
     assert_s(s->duration_s, 0.1);
@@ -1413,12 +1436,50 @@ static void test_mid_collision_two_meters(void)
     hop(&fx, 20 * SEC + 100 * MS, G_LINK, M_LINK, &am, TRUE, NULL);
 
     ota_track_finalize(fx.t, 60.0);
-    const ota_stats_t *s1 = &ota_track_transfer(fx.t, 1)->st, *s2 = &ota_track_transfer(fx.t, 2)->st;
+    const meter_transfer_record_t *s1 = &ota_track_transfer(fx.t, 1)->rec, *s2 = &ota_track_transfer(fx.t, 2)->rec;
     /* M's response cannot own a copy older than M's request: the lost copy
      * stays with N's exchange (its request, the message with that MID). */
     g_assert_cmpuint(s2->datagrams_incomplete, ==, 0);
     g_assert_cmpuint(s1->datagrams_incomplete, ==, 1);
     g_assert_true(lost->copy->msg && lost->copy->msg->xfer->id == 1);
+    fx_done(&fx);
+}
+
+/* The record's own columns are the transfer's, set by finalize; a path
+ * with its slash, the block size of the last SZX. */
+static void test_record_columns(void)
+{
+    fx_t fx;
+    fx_init(&fx);
+    meter_coap_t q0 = req_b2(&fx, 1, 0, 6), a0 = resp_b2(&fx, 1, 0, TRUE, 4, 256);
+    meter_coap_t q1 = req_b2(&fx, 2, 1, 4), a1 = resp_b2(&fx, 2, 1, FALSE, 4, 100);
+    a0.size2 = 356;
+    up(&fx, 0, &q0);
+    down(&fx, 100 * MS, &a0);
+    up(&fx, 200 * MS, &q1);
+    down(&fx, 300 * MS, &a1);
+    ota_track_set_verified(fx.t, 1);
+    const meter_transfer_record_t *s = finalize(&fx, 1);
+    const ota_transfer_t *x = ota_track_transfer(fx.t, 1);
+
+    g_assert_cmpuint(s->transfer, ==, 1);
+    g_assert_cmpstr(s->meter, ==, x->meter);
+    g_assert_cmpstr(s->gateway, ==, x->gateway);
+    g_assert_cmpstr(s->path, ==, "/firmware/img");
+    g_assert_cmpstr(s->kind, ==, "block2");
+    g_assert_cmpuint(s->szx_first, ==, 6);
+    g_assert_cmpuint(s->szx, ==, 4);
+    g_assert_cmpuint(s->block_size, ==, 256);
+    g_assert_true(s->renegotiated);
+    g_assert_true(s->verified);
+    g_assert_cmpint(s->size_hint, ==, 356);
+    g_assert_true(s->complete);
+    g_assert_cmpuint(s->bytes, ==, 356);
+    /* The same path text again when finalize recomputes. */
+    const char *path = s->path;
+    ota_link_in_t nothing = { ++fx.frame, 3 * SEC, FALSE, 0, 0, FALSE, 0, 0, 0, FALSE, FALSE };
+    ota_track_frame(fx.t, &nothing);
+    g_assert_true(finalize(&fx, 1)->path == path);
     fx_done(&fx);
 }
 
@@ -1440,6 +1501,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ota_track/blocks_and_renegotiation", test_blocks_and_renegotiation);
     g_test_add_func("/ota_track/block1_upload", test_block1_upload);
     g_test_add_func("/ota_track/fragment_accounting", test_fragment_accounting);
+    g_test_add_func("/ota_track/record_columns", test_record_columns);
     g_test_add_func("/ota_track/finalize_idempotent", test_finalize_idempotent);
     g_test_add_func("/ota_track/finalize_part_way", test_finalize_part_way);
     g_test_add_func("/ota_track/turnaround_rules", test_turnaround_rules);

@@ -42,7 +42,7 @@ def main():
                      and int(r["block_size"]) == t["block_size"]
                      and int(r["blocks"]) == t["capture_blocks"]
                      and int(r["bytes"]) == t["payload_len"]
-                     and (r["complete"] == "1") == (t["outcome"] == "complete")
+                     and r["complete"] == (t["outcome"] == "complete")
                      and r["kind"] == ("block1" if t["kind"].startswith("Block1") else "block2")
                      # The CLI's command and result times bracket the transfer.
                      and t["t_start"] - 0.5 <= int(r["first_request_us"]) / 1e6 <= t["t_end"] + 0.5]

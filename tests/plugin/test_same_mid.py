@@ -31,7 +31,7 @@ def main():
             rows = tv.ota_tsv(out)[0]
             got = [(r["blocks"], r["bytes"], r["complete"], r["requests"], r["retransmissions"], r["rerequests"],
                     r["duplicate_responses"]) for r in rows]
-            want = [(str(N), str(16 * N), "1", str(N), "0", "0", "0")]
+            want = [(N, 16 * N, True, N, 0, 0, 0)]
             check(got == want, "%s: one complete transfer of %d blocks, %d requests, no repeats: %s"
                   % (link, N, N, got))
     return check.summary("same MID")

@@ -1,0 +1,152 @@
+/* transfer_record.h: the records the plugin prints with `tshark -z
+ * meter,ota,tsv` and the analyser reads (docs/plugin.md), defined once: a
+ * T record per transfer, a P record per progress point, a C record per
+ * capture. From these tables come the structs both sides fill, the
+ * plugin's writer and the analyser's reader (transfer_record.c), the
+ * analyser's CSV and JSON columns, the column table of docs/analyser.md
+ * (`cmake --build build --target record-doc`) and the Python tests' reader
+ * (tests/captures/tshark_view.py reads this file).
+ *
+ * Adding a column is one line in its table, and filling it where the
+ * record is made (a T column: plugin/core/ota_track.c). Readers look
+ * columns up by name, so a column may be added within a version; removing
+ * or changing one needs a new version.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TRANSFER_RECORD_H
+#define TRANSFER_RECORD_H
+
+#include <glib.h>
+
+#define METER_RECORD_VERSION "meterscope-ota 2"
+
+/* X(name, type, optional, meaning), one line each (the Python reader parses
+ * them: keep "X(name, TYPE, REQ|OPT," at the start of a line).
+ *   name     the column's name in the TSV, the CSV and the JSON, and the member's
+ *   type     U32, I64, DBL (printed with 6 decimals), STR or BOOL (0/1)
+ *   optional OPT: a negative value means "none" (empty in CSV, null in JSON)
+ *   meaning  for the docs table
+ * The order is the analyser's CSV and JSON column order. */
+#define METER_TRANSFER_COLUMNS(X) \
+    X(transfer, U32, REQ, "the plugin's transfer number (`meter.ota.transfer`)") \
+    X(meter, STR, REQ, "the meter's IPv6 address") \
+    X(gateway, STR, REQ, "the gateway's IPv6 address") \
+    X(path, STR, REQ, "the URI path, with its leading `/`") \
+    X(kind, STR, REQ, "`block2` (download) or `block1` (upload)") \
+    X(szx_first, U32, REQ, "the SZX first asked for") \
+    X(szx, U32, REQ, "the last SZX used") \
+    X(block_size, U32, REQ, "the block size of `szx`") \
+    X(renegotiated, BOOL, REQ, "whether the SZX changed") \
+    X(blocks, U32, REQ, "distinct blocks") \
+    X(bytes, U32, REQ, "contiguous bytes from offset 0") \
+    X(complete, BOOL, REQ, "complete: the final response came") \
+    X(verified, BOOL, REQ, "image verified (SHA-256, and the signature when a key is set)") \
+    X(first_request_us, I64, REQ, "start: the first copy of the first request") \
+    X(last_response_us, I64, OPT, "end (empty if incomplete)") \
+    X(last_activity_us, I64, REQ, "last message") \
+    X(duration_s, DBL, REQ, "end (else last activity) minus start") \
+    X(rate_Bps, DBL, REQ, "bytes / duration") \
+    X(requests, U32, REQ, "request rounds") \
+    X(retransmissions, U32, REQ, "request rounds after the first round of the same MID") \
+    X(spurious_retransmissions, U32, REQ, \
+      "of the retransmissions, those whose answer was late, not lost (added within version 2)") \
+    X(rerequests, U32, REQ, "requests with a new MID for an already requested block") \
+    X(duplicate_responses, U32, REQ, "response rounds after a response's first: the answer sent again") \
+    X(error_responses, U32, REQ, "responses with a 4.xx or 5.xx code") \
+    X(mac_retries, U32, REQ, "MAC retries of the frames that carry the transfer's datagrams, every hop") \
+    X(datagrams_fragmented, U32, REQ, "fragmented datagram copies, every hop") \
+    X(datagrams_incomplete, U32, REQ, "of those, the ones never complete") \
+    X(fragments_lost, U32, REQ, "fragments never acknowledged (when the capture shows ACKs)") \
+    X(rtt_first_median_s, DBL, OPT, "median round trip from the first round of a request; empty when none") \
+    X(rtt_first_p95_s, DBL, OPT, "its 95th percentile; empty when none") \
+    X(rtt_last_median_s, DBL, OPT, "median round trip from the last round of a request; empty when none") \
+    X(rtt_last_p95_s, DBL, OPT, "its 95th percentile; empty when none") \
+    X(turnaround_median_s, DBL, OPT, "median turn-around (the meter's time between blocks); empty when none") \
+    X(turnaround_p95_s, DBL, OPT, "its 95th percentile; empty when none") \
+    X(first_frame, U32, REQ, "the first frame number, for Wireshark's Go to packet") \
+    X(last_frame, U32, REQ, "the last frame number") \
+    X(time_air_s, DBL, REQ, "where the time went: on the air (the four `time_*` add up to `duration_s`)") \
+    X(time_timeouts_s, DBL, REQ, "waiting for CoAP timeouts") \
+    X(time_network_s, DBL, REQ, "the network's round trips") \
+    X(time_turnaround_s, DBL, REQ, "the meter's turn-around") \
+    X(stalls, U32, REQ, "silences longer than `--stall` (default 10 s)") \
+    X(stalled_s, DBL, REQ, "their total length") \
+    X(datagram_copies, U32, REQ, "the loss model's inputs: every datagram copy of the transfer, every hop") \
+    X(frames_sent, U32, REQ, "their distinct frames") \
+    X(frames_unacked, U32, REQ, "of those, the frames never acknowledged (when the capture shows ACKs)") \
+    X(acks_visible, BOOL, REQ, "whether the capture shows ACKs") \
+    X(size_hint, I64, OPT, \
+      "the image size the plugin knows (config blob, Size2 or MCUboot header), empty if none") \
+    X(request_copies, U32, REQ, "the same by direction: request copies") \
+    X(request_copies_lost, U32, REQ, "of those, the lost ones (incomplete, or a fragment never acknowledged)") \
+    X(request_frames_complete, U32, REQ, "the frames of the complete ones") \
+    X(response_copies, U32, REQ, "response copies (empty ACKs not counted)") \
+    X(response_copies_lost, U32, REQ, "of those, the lost ones") \
+    X(response_frames_complete, U32, REQ, "the frames of the complete ones") \
+    X(response_bytes_complete, U32, REQ, "their PSDU bytes (FCS included): the block's overhead on air") \
+    X(response_first_lost, U32, REQ, \
+      "lost response copies lost at their first frame ([ota-sessions.md](ota-sessions.md))") \
+    X(response_later_frames, U32, REQ, "the frames after the first that response copies sent")
+
+/* A point of a transfer's progress, for plots. */
+#define METER_PROGRESS_COLUMNS(X) \
+    X(transfer, U32, REQ, "the transfer it belongs to") \
+    X(ts_us, I64, REQ, "its time") \
+    X(bytes, U32, REQ, "distinct block bytes accepted by then") \
+    X(kind, STR, REQ, "`block`, `retransmission` or `rerequest`")
+
+/* What the capture held, so that a reader can tell an empty report from an
+ * encrypted capture read without its key; and what its stamps mark. */
+#define METER_COUNTS_COLUMNS(X) \
+    X(frames, U32, REQ, "frames") \
+    X(wpan_frames, U32, REQ, "802.15.4 frames") \
+    X(secured_frames, U32, REQ, "secured 802.15.4 frames") \
+    X(undecrypted_frames, U32, REQ, "of those, the ones not decrypted") \
+    X(timestamps, STR, REQ, "what the stamps mark: `end`, `start`, `host` or `unknown`") \
+    X(timestamp_pairs, U32, REQ, "frame-ACK pairs that tell start from end") \
+    X(timestamp_pairs_fit, U32, REQ, "of those, the ones the mark fits") \
+    X(timestamp_early_messages, U32, REQ, "messages timed before that was known, as if stamped at their end")
+
+#define METER_RECORD_CTYPE_U32  guint32
+#define METER_RECORD_CTYPE_I64  gint64
+#define METER_RECORD_CTYPE_DBL  double
+#define METER_RECORD_CTYPE_STR  const char *
+#define METER_RECORD_CTYPE_BOOL gboolean
+#define METER_RECORD_MEMBER(name, type, optional, meaning) METER_RECORD_CTYPE_##type name;
+
+/* Strings: the plugin points them at its own; what the reader parses it
+ * g_strdup()s (meter_record_clear frees them). */
+typedef struct { METER_TRANSFER_COLUMNS(METER_RECORD_MEMBER) } meter_transfer_record_t;
+typedef struct { METER_PROGRESS_COLUMNS(METER_RECORD_MEMBER) } meter_progress_record_t;
+typedef struct { METER_COUNTS_COLUMNS(METER_RECORD_MEMBER) } meter_counts_record_t;
+
+typedef enum { METER_COL_U32, METER_COL_I64, METER_COL_DBL, METER_COL_STR, METER_COL_BOOL } meter_col_type_t;
+
+typedef struct {
+    const char      *name;
+    meter_col_type_t type;
+    gsize            offset;      /* of its member in the record struct */
+    gboolean         optional;    /* a negative value means "none" */
+    const char      *meaning;
+} meter_column_t;
+
+typedef struct {
+    const char           *tag;    /* what its lines start with: "T", "P", "C" ("#T" names its columns) */
+    const meter_column_t *columns;
+    guint                 n_columns;
+    gsize                 record_size;
+} meter_record_schema_t;
+
+extern const meter_record_schema_t meter_transfer_schema, meter_progress_schema, meter_counts_schema;
+
+/* "# meterscope-ota 2" and the lines naming the columns of each record. */
+void     meter_record_write_header(GString *out);
+/* One record's line, newline included. */
+void     meter_record_write(GString *out, const meter_record_schema_t *schema, const void *record);
+/* A cell's text into its column's member; FALSE unless all of text is a
+ * value (a number is still stored as far as it reads). */
+gboolean meter_record_parse(const meter_column_t *col, const char *text, void *record);
+/* Frees the strings meter_record_parse made and zeroes the record. */
+void     meter_record_clear(const meter_record_schema_t *schema, void *record);
+
+#endif

@@ -1,0 +1,407 @@
+/* test_transfer.c: the plugin's writer of the -z meter,ota,tsv records
+ * (common/transfer_record.c) against the analyser's reader
+ * (analyzer/transfer.c) and its CSV and JSON, over every column of
+ * common/transfer_record.h: a column added there is covered here without
+ * a change.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdio.h>
+#include <string.h>
+#include <json-glib/json-glib.h>
+#include "report.h"
+#include "transfer.h"
+#include "transfer_record.h"
+
+/* ---- records with a value in every column that no other column has ---- */
+
+typedef struct {
+    GPtrArray *strings;          /* what the records' STR columns point to */
+} fx_t;
+
+static void fx_init(fx_t *fx)
+{
+    fx->strings = g_ptr_array_new_with_free_func(g_free);
+}
+
+static void fx_done(fx_t *fx)
+{
+    g_ptr_array_free(fx->strings, TRUE);
+}
+
+/* Column i of a schema gets a value only it has (from a number 1000
+ * apart per column, salted per record kind); the BOOL column numbered hot_bool is the
+ * one TRUE (a swap of two BOOL columns shows in some round); with none,
+ * every optional column is "none" (-1). */
+static void fill(fx_t *fx, const meter_record_schema_t *s, void *rec, guint salt, guint hot_bool, gboolean none)
+{
+    guint n_bool = 0;
+
+    for (guint i = 0; i < s->n_columns; i++) {
+        const meter_column_t *col = &s->columns[i];
+        void *at = (char *)rec + col->offset;
+        guint k = salt + 1000 * (i + 1);
+        switch (col->type) {
+        case METER_COL_U32:   /* an odd factor keeps them distinct, with all 32 bits in play */
+            *(guint32 *)at = k * 2654435761u;
+            break;
+        case METER_COL_I64:   /* past 32 bits, so a narrowing shows */
+            *(gint64 *)at = none && col->optional ? -1 : G_GINT64_CONSTANT(5000000000) + k;
+            break;
+        case METER_COL_DBL:   /* 6 decimals that are exact in binary */
+            *(double *)at = none && col->optional ? -1.0 : k + 0.515625;
+            break;
+        case METER_COL_STR: {
+            char *text = g_strdup_printf("%s-%u", col->name, k);
+            g_ptr_array_add(fx->strings, text);
+            *(const char **)at = text;
+            break;
+        }
+        case METER_COL_BOOL:
+            *(gboolean *)at = n_bool++ == hot_bool;
+            break;
+        }
+    }
+}
+
+static guint n_bool_columns(const meter_record_schema_t *s)
+{
+    guint n = 0;
+    for (guint i = 0; i < s->n_columns; i++)
+        n += s->columns[i].type == METER_COL_BOOL;
+    return n;
+}
+
+static gboolean same_column(const meter_column_t *col, const void *a, const void *b)
+{
+    const void *va = (const char *)a + col->offset, *vb = (const char *)b + col->offset;
+
+    switch (col->type) {
+    case METER_COL_STR:
+        return g_strcmp0(*(const char *const *)va, *(const char *const *)vb) == 0;
+    case METER_COL_U32:
+        return *(const guint32 *)va == *(const guint32 *)vb;
+    case METER_COL_BOOL:
+        return !*(const gboolean *)va == !*(const gboolean *)vb;
+    case METER_COL_I64:
+        return *(const gint64 *)va == *(const gint64 *)vb;
+    case METER_COL_DBL:
+        return *(const double *)va == *(const double *)vb;
+    }
+    return FALSE;
+}
+
+static void assert_same_record(const meter_record_schema_t *s, const void *want, const void *got)
+{
+    for (guint i = 0; i < s->n_columns; i++)
+        if (!same_column(&s->columns[i], want, got))
+            g_error("%s record, column %s: read back differs from what was written", s->tag, s->columns[i].name);
+}
+
+/* ---- the plugin's writer, the analyser's reader ---- */
+
+typedef struct {
+    meter_transfer_record_t x;
+    meter_progress_record_t p;
+    meter_counts_record_t   c;
+} records_t;
+
+/* What tshark prints: a T, a P and a C record of distinct values after a
+ * warning (a progress kind the reader knows). */
+static char *distinct_capture(fx_t *fx, records_t *r, guint hot_bool, gboolean none)
+{
+    GString *out = g_string_new("Running as user \"nobody\"\n");
+
+    fill(fx, &meter_transfer_schema, &r->x, 0, hot_bool, none);
+    fill(fx, &meter_progress_schema, &r->p, 1, 0, FALSE);
+    fill(fx, &meter_counts_schema, &r->c, 2, 0, FALSE);
+    r->p.transfer = r->x.transfer;
+    r->p.kind = "rerequest";
+    meter_record_write_header(out);
+    meter_record_write(out, &meter_transfer_schema, &r->x);
+    meter_record_write(out, &meter_progress_schema, &r->p);
+    meter_record_write(out, &meter_counts_schema, &r->c);
+    return g_string_free(out, FALSE);
+}
+
+static ms_capture_t *read_capture(const char *text)
+{
+    ms_capture_t *c = ms_capture_new("test.pcap");
+    char **lines = g_strsplit(text, "\n", -1);
+
+    for (guint i = 0; lines[i]; i++)
+        ms_capture_feed(c, lines[i]);
+    g_strfreev(lines);
+    return c;
+}
+
+static const ms_transfer_t *only_transfer(const ms_capture_t *c)
+{
+    g_assert_null(c->format_error);
+    g_assert_cmpuint(c->transfers->len, ==, 1);
+    return g_ptr_array_index(c->transfers, 0);
+}
+
+/* Every column the plugin's writer prints reads back the same. */
+static void test_round_trip(void)
+{
+    const guint rounds = n_bool_columns(&meter_transfer_schema) + 1;
+
+    for (guint round = 0; round <= rounds; round++) {
+        fx_t fx;
+        records_t r;
+        fx_init(&fx);
+        char *text = distinct_capture(&fx, &r, round, round == rounds);
+        ms_capture_t *c = read_capture(text);
+
+        g_assert_true(c->header_seen);
+        const ms_transfer_t *t = only_transfer(c);
+        assert_same_record(&meter_transfer_schema, &r.x, &t->rec);
+        g_assert_cmpuint(t->points->len, ==, 1);
+        const ms_point_t *pt = &g_array_index(t->points, ms_point_t, 0);
+        g_assert_cmpint(pt->ts_us, ==, r.p.ts_us);
+        g_assert_cmpuint(pt->bytes, ==, r.p.bytes);
+        g_assert_cmpint(pt->kind, ==, PT_REREQUEST);
+        g_assert_true(c->counts_seen);
+        assert_same_record(&meter_counts_schema, &r.c, &c->counts);
+        ms_capture_free(c);
+        g_free(text);
+        fx_done(&fx);
+    }
+}
+
+/* text with column `name` of the tag records edited: dropped (value NULL;
+ * from the #tag line too) or its value replaced. */
+static char *edit_column(const char *text, const char *tag, const char *name, const char *value)
+{
+    GString *out = g_string_new(NULL);
+    char **lines = g_strsplit(text, "\n", -1);
+    char *names_tag = g_strdup_printf("#%s", tag);
+    gint at = -1;
+
+    for (guint i = 0; lines[i]; i++) {
+        char **cells = g_strsplit(lines[i], "\t", -1);
+        gboolean names = cells[0] && strcmp(cells[0], names_tag) == 0;
+        gboolean record = cells[0] && strcmp(cells[0], tag) == 0;
+        for (guint k = 0; names && cells[k]; k++)
+            if (strcmp(cells[k], name) == 0)
+                at = (gint)k;
+        for (guint k = 0; cells[k]; k++) {
+            const char *cell = record && (gint)k == at && value ? value : cells[k];
+            if ((names || record) && (gint)k == at && !value)
+                continue;
+            g_string_append_printf(out, "%s%s", k ? "\t" : "", cell);
+        }
+        if (lines[i + 1])
+            g_string_append_c(out, '\n');
+        g_strfreev(cells);
+    }
+    g_assert_cmpint(at, >, 0);
+    g_free(names_tag);
+    g_strfreev(lines);
+    return g_string_free(out, FALSE);
+}
+
+/* Each T column the plugin does not print is a format error naming it. A
+ * P column too; a C column an older plugin lacked reads as 0. */
+static void test_missing_column(void)
+{
+    fx_t fx;
+    records_t r;
+
+    fx_init(&fx);
+    char *text = distinct_capture(&fx, &r, 0, FALSE);
+    for (guint i = 0; i < meter_transfer_schema.n_columns; i++) {
+        const char *name = meter_transfer_schema.columns[i].name;
+        char *cut = edit_column(text, "T", name, NULL);
+        ms_capture_t *c = read_capture(cut);
+        char *want = g_strdup_printf("column %s missing", name);
+        g_assert_cmpstr(c->format_error, ==, want);
+        g_assert_cmpuint(c->transfers->len, ==, 0);
+        g_free(want);
+        ms_capture_free(c);
+        g_free(cut);
+    }
+    char *cut = edit_column(text, "P", "bytes", NULL);
+    ms_capture_t *c = read_capture(cut);
+    g_assert_cmpstr(c->format_error, ==, "progress record with missing columns");
+    ms_capture_free(c);
+    g_free(cut);
+
+    cut = edit_column(text, "C", "timestamp_early_messages", NULL);
+    char *cut2 = edit_column(cut, "C", "timestamps", NULL);
+    c = read_capture(cut2);
+    g_assert_null(c->format_error);
+    g_assert_true(c->counts_seen);
+    g_assert_cmpuint(c->counts.timestamp_early_messages, ==, 0);
+    g_assert_cmpstr(c->counts.timestamps, ==, "unknown");
+    g_assert_cmpuint(c->counts.frames, ==, r.c.frames);
+    ms_capture_free(c);
+    g_free(cut2);
+    g_free(cut);
+    g_free(text);
+    fx_done(&fx);
+}
+
+/* A number that does not read whole is a format error naming its column;
+ * so is an empty cell, also in an optional column: the plugin writes
+ * "none" as -1 (the CSV's empty cell is the analyser's own). */
+static void test_bad_value(void)
+{
+    fx_t fx;
+    records_t r;
+
+    fx_init(&fx);
+    char *text = distinct_capture(&fx, &r, 0, FALSE);
+    for (guint i = 0; i < meter_transfer_schema.n_columns; i++) {
+        const meter_column_t *col = &meter_transfer_schema.columns[i];
+        if (col->type == METER_COL_STR)
+            continue;
+        for (guint k = 0; k < 2; k++) {
+            char *bad = edit_column(text, "T", col->name, k ? "" : "12x");
+            ms_capture_t *c = read_capture(bad);
+            char *want = g_strdup_printf("bad value in column %s", col->name);
+            g_assert_cmpstr(c->format_error, ==, want);
+            g_assert_cmpuint(c->transfers->len, ==, 0);
+            g_free(want);
+            ms_capture_free(c);
+            g_free(bad);
+        }
+    }
+    g_free(text);
+    fx_done(&fx);
+}
+
+/* A column this reader does not know (a newer plugin's) is skipped: one
+ * first, so that every known column moves. */
+static void test_unknown_column_ignored(void)
+{
+    fx_t fx;
+    records_t r;
+
+    fx_init(&fx);
+    char *text = distinct_capture(&fx, &r, 1, FALSE);
+    char **lines = g_strsplit(text, "\n", -1);
+    for (guint i = 0; lines[i]; i++) {
+        const char *extra = g_str_has_prefix(lines[i], "#T\t") ? "future_column"
+                            : g_str_has_prefix(lines[i], "T\t") ? "9999" : NULL;
+        if (!extra)
+            continue;
+        char *rest = strchr(lines[i], '\t');
+        char *line = g_strdup_printf("%.*s\t%s%s", (int)(rest - lines[i]), lines[i], extra, rest);
+        g_free(lines[i]);
+        lines[i] = line;
+    }
+    char *wider = g_strjoinv("\n", lines);
+    ms_capture_t *c = read_capture(wider);
+    assert_same_record(&meter_transfer_schema, &r.x, &only_transfer(c)->rec);
+    ms_capture_free(c);
+    g_free(wider);
+    g_strfreev(lines);
+    g_free(text);
+    fx_done(&fx);
+}
+
+/* Before the header (other taps, warnings, another version's records)
+ * nothing counts. */
+static void test_lines_before_header_ignored(void)
+{
+    fx_t fx;
+    records_t r;
+
+    fx_init(&fx);
+    char *text = distinct_capture(&fx, &r, 0, FALSE);
+    const char *records = strstr(text, "#T\t");
+    char *early = g_strdup_printf("# meterscope-ota 1\n%sT\tgarbage\n%s", records, text);
+    ms_capture_t *c = read_capture(early);
+    only_transfer(c);
+    ms_capture_free(c);
+
+    /* No header at all: nothing read, and no error (the caller reports it). */
+    c = read_capture(records);
+    g_assert_false(c->header_seen);
+    g_assert_null(c->format_error);
+    g_assert_cmpuint(c->transfers->len, ==, 0);
+    g_assert_false(c->counts_seen);
+    ms_capture_free(c);
+    g_free(early);
+    g_free(text);
+    fx_done(&fx);
+}
+
+/* ---- the analyser's CSV and JSON: every column, "none" as empty / null ---- */
+
+static char *report(void (*write)(FILE *, ms_analysis_t *, guint), ms_capture_t *c)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    ms_analysis_t a = { c, FALSE, { 0 } };
+
+    write(out, &a, 1);
+    fclose(out);
+    return buf;
+}
+
+static void test_reports_every_column(void)
+{
+    for (guint none = 0; none <= 1; none++) {
+        fx_t fx;
+        records_t r;
+        fx_init(&fx);
+        char *text = distinct_capture(&fx, &r, 0, none);
+        ms_capture_t *c = read_capture(text);
+        only_transfer(c);
+
+        /* CSV: "capture", the columns in table order, then the four shares. */
+        char *csv = report(ms_report_csv, c);
+        char **rows = g_strsplit(csv, "\n", -1);
+        char **head = g_strsplit(rows[0], ",", -1), **cells = g_strsplit(rows[1], ",", -1);
+        g_assert_cmpuint(g_strv_length(head), ==, 1 + meter_transfer_schema.n_columns + 4);
+        g_assert_cmpuint(g_strv_length(cells), ==, g_strv_length(head));
+        for (guint i = 0; i < meter_transfer_schema.n_columns; i++) {
+            const meter_column_t *col = &meter_transfer_schema.columns[i];
+            g_assert_cmpstr(head[i + 1], ==, col->name);
+            if (none && col->optional)
+                g_assert_cmpstr(cells[i + 1], ==, "");
+            else
+                g_assert_cmpstr(cells[i + 1], !=, "");
+        }
+
+        /* JSON: a member per column, in table order; null for "none". */
+        char *json = report(ms_report_json, c);
+        JsonParser *parser = json_parser_new();
+        g_assert_true(json_parser_load_from_data(parser, json, -1, NULL));
+        JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+        JsonObject *cap = json_array_get_object_element(json_object_get_array_member(root, "captures"), 0);
+        JsonObject *t = json_array_get_object_element(json_object_get_array_member(cap, "transfers"), 0);
+        GList *members = json_object_get_members(t), *m = members;
+        for (guint i = 0; i < meter_transfer_schema.n_columns; i++, m = m->next) {
+            const meter_column_t *col = &meter_transfer_schema.columns[i];
+            g_assert_nonnull(m);
+            g_assert_cmpstr(m->data, ==, col->name);
+            g_assert_cmpint(json_object_get_null_member(t, col->name), ==, none && col->optional);
+        }
+        g_list_free(members);
+        g_object_unref(parser);
+        g_free(json);
+        g_strfreev(cells);
+        g_strfreev(head);
+        g_strfreev(rows);
+        g_free(csv);
+        ms_capture_free(c);
+        g_free(text);
+        fx_done(&fx);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/transfer/round_trip", test_round_trip);
+    g_test_add_func("/transfer/missing_column", test_missing_column);
+    g_test_add_func("/transfer/bad_value", test_bad_value);
+    g_test_add_func("/transfer/unknown_column_ignored", test_unknown_column_ignored);
+    g_test_add_func("/transfer/lines_before_header_ignored", test_lines_before_header_ignored);
+    g_test_add_func("/transfer/reports_every_column", test_reports_every_column);
+    return g_test_run();
+}
