@@ -8,26 +8,15 @@
  * wscbor_require_*()), this file adds each item and marks its chunk's
  * errors (wscbor_chunk_mark_errors()). The tree follows the order of the
  * parse: a blob cut short shows every item read up to the cut, then
- * meter.cfg.truncated. The bound on nesting is the parser's: it reads
- * containers to METER_CFG_MAX_DEPTH levels and skips deeper content (why
- * not wscbor_skip_next_item(): see its skip_item()).
- *
- * The key table is a UAT ("meter_cfg_keys": key, name, type, unit). The
- * reference keys are built in and always known; the table starts filled with
- * them, and its rows add keys (a newer firmware's: shown as meter.cfg.extra)
- * or rename a reference key. A row that gives a reference key another CBOR
- * type takes it over: it is then shown as meter.cfg.extra too.
+ * meter.cfg.truncated. Generic items (unknown keys, wrong types) are drawn
+ * by meter-cfg-value.c, the key table is meter-cfg-keys.c, and the firmware
+ * announcements other parts read are kept by meter-cfg-firmware.c.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <inttypes.h>
-#include <string.h>
 
 #include <epan/packet.h>
 #include <epan/expert.h>
-#include <epan/prefs.h>
-#include <epan/to_str.h>
-#include <epan/uat.h>
-#include <epan/uat-int.h>   /* uat_add_record(): fills the empty key table with the reference keys */
 #include <epan/unit_strings.h>
 #include <epan/wscbor.h>
 #include <wsutil/str_util.h>
@@ -35,11 +24,10 @@
 #include "packet-meter.h"
 #include "meter_cfg.h"
 #include "meter-cfg.h"
+#include "meter-cfg-keys.h"
+#include "meter-cfg-value.h"
 
 #define CFG_CONTENT_FORMAT_CBOR 60
-#define METER_CFG_TEXT_MAX 40   /* characters of a string value shown in a label */
-#define CFG_BYTES_MAX 16        /* bytes of a byte string shown in a label */
-#define CFG_TAGS_MAX 4          /* tags shown per item */
 
 /* ---- fields ---- */
 
@@ -90,21 +78,6 @@ static expert_field ei_meter_cfg_bad_value = EI_INIT;
 static expert_field ei_meter_cfg_truncated = EI_INIT;
 static expert_field ei_meter_cfg_trailing = EI_INIT;
 static expert_field ei_meter_cfg_content_format = EI_INIT;
-static int hf_meter_cfg_value_uint = -1;
-static int hf_meter_cfg_value_int = -1;
-static int hf_meter_cfg_value_float = -1;
-static int hf_meter_cfg_value_text = -1;
-static int hf_meter_cfg_value_bytes = -1;
-static int hf_meter_cfg_value_bool = -1;
-static int hf_meter_cfg_value_simple = -1;
-static int hf_meter_cfg_value_array = -1;
-static int hf_meter_cfg_value_map = -1;
-static int hf_meter_cfg_value_tag = -1;
-static gint ett_meter_cfg_value = -1;
-static expert_field ei_meter_cfg_bad_cbor = EI_INIT;
-static expert_field ei_meter_cfg_too_deep = EI_INIT;
-static expert_field ei_meter_cfg_indefinite = EI_INIT;
-
 
 static const value_string cfg_meter_kind_vals[] = {
     { 0, "electricity" },
@@ -113,432 +86,6 @@ static const value_string cfg_meter_kind_vals[] = {
     { 3, "thermal" },
     { 0, NULL },
 };
-
-static const value_string meter_cfg_simple_vals[] = {
-    { 20, "false" },
-    { 21, "true" },
-    { 22, "null" },
-    { 23, "undefined" },
-    { 31, "break" },
-    { 0, NULL },
-};
-
-/* ---- the key table ---- */
-
-static const value_string cfg_type_vals[] = {
-    { METER_CFG_TEXT, "text" },
-    { METER_CFG_UINT, "uint" },
-    { METER_CFG_INT, "int" },
-    { METER_CFG_FLOAT, "float" },
-    { METER_CFG_BYTES, "bytes" },
-    { METER_CFG_MAP, "map" },
-    { METER_CFG_ARRAY, "array" },
-    { METER_CFG_BOOL, "bool" },
-    { 0, NULL },
-};
-
-typedef struct {
-    guint32 key;
-    char *name;
-    char *type;
-    char *unit;
-} cfg_key_rec_t;
-
-static cfg_key_rec_t *cfg_key_recs = NULL;
-static guint cfg_key_nrecs = 0;
-static uat_t *cfg_key_uat = NULL;
-static gboolean cfg_key_prefill_pending = TRUE;
-static meter_cfg_keys_t *cfg_keys = NULL;
-
-UAT_DEC_CB_DEF(cfg_key_recs, key, cfg_key_rec_t)
-UAT_CSTRING_CB_DEF(cfg_key_recs, name, cfg_key_rec_t)
-UAT_CSTRING_CB_DEF(cfg_key_recs, unit, cfg_key_rec_t)
-
-static void cfg_key_recs_type_set_cb(void *rec, const char *buf, guint len,
-                                     const void *u1 _U_, const void *u2 _U_)
-{
-    cfg_key_rec_t *r = (cfg_key_rec_t *)rec;
-
-    g_free(r->type);
-    r->type = g_strndup(buf, len);
-}
-
-static void cfg_key_recs_type_tostr_cb(void *rec, char **out_ptr, unsigned *out_len,
-                                       const void *u1 _U_, const void *u2 _U_)
-{
-    const cfg_key_rec_t *r = (const cfg_key_rec_t *)rec;
-
-    *out_ptr = g_strdup(r->type ? r->type : "");
-    *out_len = (unsigned)strlen(*out_ptr);
-}
-
-static void *cfg_key_copy_cb(void *dest, const void *source, size_t len _U_)
-{
-    cfg_key_rec_t *d = (cfg_key_rec_t *)dest;
-    const cfg_key_rec_t *s = (const cfg_key_rec_t *)source;
-
-    d->key = s->key;
-    d->name = g_strdup(s->name);
-    d->type = g_strdup(s->type);
-    d->unit = g_strdup(s->unit);
-    return d;
-}
-
-static void cfg_key_free_cb(void *rec)
-{
-    cfg_key_rec_t *r = (cfg_key_rec_t *)rec;
-
-    g_free(r->name);
-    g_free(r->type);
-    g_free(r->unit);
-}
-
-static gboolean cfg_type_from_str(const char *s, meter_cfg_type_t *type)
-{
-    if (!s)
-        return FALSE;
-    for (guint i = 0; cfg_type_vals[i].strptr; i++) {
-        if (g_ascii_strcasecmp(cfg_type_vals[i].strptr, s) == 0) {
-            *type = (meter_cfg_type_t)cfg_type_vals[i].value;
-            return TRUE;
-        }
-    }
-    return FALSE;
-}
-
-/* The reference keys first, then the UAT's rows in order (a later row for the
- * same key wins). Rows with an empty name or an unknown type are ignored. */
-static void cfg_keys_rebuild(void)
-{
-    meter_cfg_keys_free(cfg_keys);
-    cfg_keys = meter_cfg_keys_new();
-    for (guint i = 0; i < cfg_key_nrecs; i++) {
-        const cfg_key_rec_t *r = &cfg_key_recs[i];
-        meter_cfg_type_t type;
-
-        if (cfg_type_from_str(r->type, &type))
-            meter_cfg_keys_add(cfg_keys, r->key, r->name, type, r->unit);
-    }
-}
-
-static void cfg_key_post_update_cb(void)
-{
-    /* The first load of a profile without the table (or with an empty one)
-     * shows the reference keys in it; emptying it later is respected, and the
-     * reference keys stay known regardless. */
-    if (cfg_key_prefill_pending && cfg_key_nrecs == 0 && cfg_key_uat) {
-        cfg_key_prefill_pending = FALSE;
-        for (guint i = 0; i < METER_CFG_N_REF_KEYS; i++) {
-            const meter_cfg_keydef_t *k = meter_cfg_reference_key_at(i);
-            cfg_key_rec_t rec = {
-                k->key,
-                (char *)k->name,
-                (char *)val_to_str_const(k->type, cfg_type_vals, "text"),
-                (char *)k->unit,
-            };
-            uat_add_record(cfg_key_uat, &rec, TRUE);
-        }
-    }
-    cfg_key_prefill_pending = FALSE;
-    cfg_keys_rebuild();
-}
-
-static void cfg_key_reset_cb(void)
-{
-    cfg_key_prefill_pending = TRUE;
-}
-
-static const meter_cfg_keys_t *meter_cfg_key_table(void)
-{
-    if (!cfg_keys)
-        cfg_keys_rebuild();
-    return cfg_keys;
-}
-
-/* ---- firmware announcements, for packet-meter-fw.c ---- */
-
-static wmem_map_t *cfg_fw_by_meter;   /* meter address string -> wmem_array_t of meter_cfg_firmware_t* */
-
-const meter_cfg_firmware_t *meter_cfg_firmware_for(const address *meter, guint32 before_frame)
-{
-    wmem_array_t *list;
-    char *key;
-
-    if (!meter || !cfg_fw_by_meter)
-        return NULL;
-    key = address_to_str(NULL, meter);
-    list = (wmem_array_t *)wmem_map_lookup(cfg_fw_by_meter, key);
-    wmem_free(NULL, key);
-    if (!list)
-        return NULL;
-    for (guint i = wmem_array_get_count(list); i-- > 0;) {
-        const meter_cfg_firmware_t *rec = *(const meter_cfg_firmware_t **)wmem_array_index(list, i);
-        if (rec->frame <= before_frame)
-            return rec;
-    }
-    return NULL;
-}
-
-static void meter_cfg_firmware_record(const address *meter, guint32 frame, const meter_cfg_t *cfg)
-{
-    wmem_allocator_t *fs = wmem_file_scope();
-    const meter_cfg_firmware_info_t *fw = cfg->firmware;
-    meter_cfg_firmware_t *rec = wmem_new0(fs, meter_cfg_firmware_t);
-    wmem_array_t *list;
-    char *key;
-
-    rec->version = fw->version ? wmem_strdup(fs, fw->version) : NULL;
-    rec->path = fw->path ? wmem_strdup(fs, fw->path) : NULL;
-    rec->size = fw->size;
-    rec->has_size = fw->has_size;
-    memcpy(rec->sha256, fw->sha256, sizeof rec->sha256);
-    rec->has_sha256 = fw->has_sha256;
-    rec->config_version = (guint32)MIN(cfg->config_version, G_MAXUINT32);
-    rec->has_config_version = cfg->has_config_version;
-    rec->frame = frame;
-    key = address_to_str(NULL, meter);
-    list = (wmem_array_t *)wmem_map_lookup(cfg_fw_by_meter, key);
-    if (!list) {
-        list = wmem_array_new(fs, sizeof(meter_cfg_firmware_t *));
-        wmem_map_insert(cfg_fw_by_meter, wmem_strdup(fs, key), list);
-    }
-    wmem_free(NULL, key);
-    wmem_array_append_one(list, rec);
-}
-
-/* ---- generic items ---- */
-
-/* One blob's display. */
-typedef struct {
-    packet_info *pinfo;
-    tvbuff_t *tvb;
-    gboolean indefinite_flagged;    /* meter.cfg.indefinite is shown once per blob */
-} meter_cfg_display_t;
-
-static const char *meter_cfg_printable(wmem_allocator_t *pool, const char *s, glong max_chars)
-{
-    wmem_strbuf_t *b;
-    const char *end;
-    glong n;
-
-    if (!s)
-        return "";
-    if (!g_utf8_validate(s, -1, NULL))
-        return "(invalid UTF-8)";
-    n = g_utf8_strlen(s, -1);
-    end = n > max_chars ? g_utf8_offset_to_pointer(s, max_chars) : s + strlen(s);
-    b = wmem_strbuf_new(pool, "");
-    for (const char *p = s; p < end; p++) {
-        const unsigned char ch = (unsigned char)*p;
-        wmem_strbuf_append_c(b, (ch < 0x20 || ch == 0x7f) ? '.' : (char)ch);
-    }
-    if (n > max_chars)
-        wmem_strbuf_append(b, "\xe2\x80\xa6");   /* U+2026 */
-    return wmem_strbuf_finalize(b);
-}
-
-static const char *cfg_bytes_text(wmem_allocator_t *pool, const guint8 *bytes, gint len)
-{
-    wmem_strbuf_t *b = wmem_strbuf_new(pool, "");
-
-    for (gint i = 0; i < len && i < CFG_BYTES_MAX; i++)
-        wmem_strbuf_append_printf(b, "%02x", bytes[i]);
-    if (len > CFG_BYTES_MAX)
-        wmem_strbuf_append(b, "\xe2\x80\xa6");
-    wmem_strbuf_append_printf(b, " (%d byte%s)", len, plurality(len, "", "s"));
-    return wmem_strbuf_finalize(b);
-}
-
-static const char *meter_cfg_major_name(const wscbor_chunk_t *c)
-{
-    switch (c->type_major) {
-    case CBOR_TYPE_UINT: return "unsigned integer";
-    case CBOR_TYPE_NEGINT: return "negative integer";
-    case CBOR_TYPE_BYTESTRING: return "byte string";
-    case CBOR_TYPE_STRING: return "text string";
-    case CBOR_TYPE_ARRAY: return "array";
-    case CBOR_TYPE_MAP: return "map";
-    case CBOR_TYPE_TAG: return "tag";
-    case CBOR_TYPE_FLOAT_CTRL:
-        switch (c->type_minor) {
-        case CBOR_CTRL_FALSE:
-        case CBOR_CTRL_TRUE: return "boolean";
-        case CBOR_CTRL_NULL: return "null";
-        case CBOR_CTRL_UNDEF: return "undefined";
-        case 25: case 26: case 27: return "float";
-        case 31: return "break";
-        default: return "simple value";
-        }
-    }
-    return "item";
-}
-
-static const char *meter_cfg_a(const char *noun)
-{
-    return strchr("aeiou", noun[0]) ? "an" : "a";
-}
-
-static void meter_cfg_flag_indefinite(meter_cfg_display_t *d, proto_item *pi)
-{
-    if (!d->indefinite_flagged) {
-        d->indefinite_flagged = TRUE;
-        expert_add_info(d->pinfo, pi, &ei_meter_cfg_indefinite);
-    }
-}
-
-static gboolean meter_cfg_value_add(meter_cfg_display_t *d, proto_tree *tree, const meter_cfg_value_t *v,
-                                    proto_item **out_pi, const char **out_text);
-
-/* An array's or a map's content; FALSE if cut short. */
-static gboolean cfg_add_items(meter_cfg_display_t *d, proto_tree *sub, const meter_cfg_value_t *v, gboolean is_map)
-{
-    const guint n = meter_cfg_n_items(v);
-
-    for (guint i = 0; i < n; i++) {
-        if (is_map) {
-            const char *key_text;
-            proto_item *vi;
-
-            if (!meter_cfg_value_add(d, sub, meter_cfg_item(v, i), NULL, &key_text))
-                return FALSE;
-            if (++i == n)
-                return FALSE;   /* the data ended before the value */
-            if (!meter_cfg_value_add(d, sub, meter_cfg_item(v, i), &vi, NULL))
-                return FALSE;
-            proto_item_prepend_text(vi, "[%s] ", key_text);
-        } else if (!meter_cfg_value_add(d, sub, meter_cfg_item(v, i), NULL, NULL)) {
-            return FALSE;
-        }
-    }
-    return v->complete;
-}
-
-/* Any CBOR item, shown generically under meter.cfg.value.*: containers to
- * METER_CFG_MAX_DEPTH, deeper content marked meter.cfg.too_deep. FALSE when
- * the item was cut short. */
-static gboolean meter_cfg_value_add(meter_cfg_display_t *d, proto_tree *tree, const meter_cfg_value_t *v,
-                                    proto_item **out_pi, const char **out_text)
-{
-    packet_info *pinfo = d->pinfo;
-    tvbuff_t *tvb = d->tvb;
-    wmem_allocator_t *pool = pinfo->pool;
-    const wscbor_chunk_t *c;
-    proto_item *pi = NULL;
-    const char *text = "";
-
-    if (!v)
-        return FALSE;
-    c = v->chunk;
-    /* a container shows its head however far its content was read; a scalar
-     * shows only once its value is */
-    if (!v->complete && c->type_major != CBOR_TYPE_ARRAY && c->type_major != CBOR_TYPE_MAP)
-        return FALSE;
-
-    switch (c->type_major) {
-    case CBOR_TYPE_UINT:
-        pi = proto_tree_add_cbor_uint64(tree, hf_meter_cfg_value_uint, pinfo, tvb, c, &v->uint);
-        text = wmem_strdup_printf(pool, "%" PRIu64, v->uint);
-        break;
-    case CBOR_TYPE_NEGINT:
-        pi = proto_tree_add_cbor_int64(tree, hf_meter_cfg_value_int, pinfo, tvb, c, &v->sint);
-        text = wmem_strdup_printf(pool, "%" PRId64, v->sint);
-        break;
-    case CBOR_TYPE_BYTESTRING:
-        pi = proto_tree_add_bytes_with_length(tree, hf_meter_cfg_value_bytes, tvb, c->start, c->data_length,
-                                              v->bytes, v->bytes_len);
-        wscbor_chunk_mark_errors(pinfo, pi, c);
-        text = cfg_bytes_text(pool, v->bytes, v->bytes_len);
-        break;
-    case CBOR_TYPE_STRING:
-        pi = proto_tree_add_string(tree, hf_meter_cfg_value_text, tvb, c->start, c->data_length, v->text);
-        wscbor_chunk_mark_errors(pinfo, pi, c);
-        text = wmem_strdup_printf(pool, "\"%s\"", meter_cfg_printable(pool, v->text, METER_CFG_TEXT_MAX));
-        break;
-    case CBOR_TYPE_ARRAY:
-    case CBOR_TYPE_MAP: {
-        const gboolean is_map = c->type_major == CBOR_TYPE_MAP;
-        const int hf = is_map ? hf_meter_cfg_value_map : hf_meter_cfg_value_array;
-        const char *what = is_map ? "pair" : "item";
-        proto_tree *sub;
-
-        if (v->indefinite)
-            pi = proto_tree_add_uint64_format_value(tree, hf, tvb, c->start, c->head_length, 0, "indefinite length");
-        else
-            pi = proto_tree_add_uint64_format_value(tree, hf, tvb, c->start, c->head_length, c->head_value,
-                                                    "%" PRIu64 " %s%s", c->head_value, what,
-                                                    plurality(c->head_value, "", "s"));
-        wscbor_chunk_mark_errors(pinfo, pi, c);
-        sub = proto_item_add_subtree(pi, ett_meter_cfg_value);
-        if (!cfg_add_items(d, sub, v, is_map))
-            return FALSE;
-        if (v->too_deep) {
-            expert_add_info_format(pinfo, pi, &ei_meter_cfg_too_deep,
-                                   "Nested deeper than %u levels: content not shown", METER_CFG_MAX_DEPTH);
-            if (v->skipped_errors)
-                expert_add_info_format(pinfo, pi, &ei_meter_cfg_bad_cbor, "%u CBOR error%s in the content not shown",
-                                       v->skipped_errors, plurality(v->skipped_errors, "", "s"));
-            text = is_map ? "{\xe2\x80\xa6}" : "[\xe2\x80\xa6]";
-        } else {
-            const guint64 n = is_map ? meter_cfg_n_items(v) / 2 : meter_cfg_n_items(v);
-
-            if (v->indefinite) {
-                proto_item_append_text(pi, ", %" PRIu64 " %s%s", n, what, plurality(n, "", "s"));
-                meter_cfg_flag_indefinite(d, pi);
-            }
-            text = wmem_strdup_printf(pool, is_map ? "{%" PRIu64 " pair%s}" : "[%" PRIu64 " item%s]",
-                                      n, plurality(n, "", "s"));
-        }
-        proto_item_set_end(pi, tvb, v->end);
-        break;
-    }
-    case CBOR_TYPE_FLOAT_CTRL:
-        if (c->type_minor == CBOR_CTRL_FALSE || c->type_minor == CBOR_CTRL_TRUE) {
-            pi = proto_tree_add_boolean(tree, hf_meter_cfg_value_bool, tvb, c->start, c->head_length,
-                                        c->type_minor == CBOR_CTRL_TRUE);
-            text = c->type_minor == CBOR_CTRL_TRUE ? "true" : "false";
-        } else if (v->is_float) {
-            pi = proto_tree_add_double(tree, hf_meter_cfg_value_float, tvb, c->start, c->head_length, v->number);
-            text = wmem_strdup_printf(pool, "%g", v->number);
-        } else {
-            pi = proto_tree_add_uint(tree, hf_meter_cfg_value_simple, tvb, c->start, c->head_length, v->simple);
-            /* try_val_to_str: val_to_str's signature changed in 4.6. */
-            text = try_val_to_str(v->simple, meter_cfg_simple_vals);
-            if (!text)
-                text = wmem_strdup_printf(pool, "simple(%u)", v->simple);
-            if (wscbor_is_indefinite_break(c))
-                expert_add_info_format(pinfo, pi, &ei_meter_cfg_bad_cbor, "Break (0xff) where an item belongs");
-        }
-        wscbor_chunk_mark_errors(pinfo, pi, c);
-        break;
-    default:    /* tags are part of the chunk: a chunk never has major type 6 */
-        pi = proto_tree_add_uint64(tree, hf_meter_cfg_value_tag, tvb, c->start, c->head_length, c->head_value);
-        wscbor_chunk_mark_errors(pinfo, pi, c);
-        break;
-    }
-
-    if (wmem_list_count(c->tags) > 0) {
-        /* shown up to CFG_TAGS_MAX: a blob can hold thousands of nested tags */
-        proto_tree *sub = proto_item_add_subtree(pi, ett_meter_cfg_value);
-        wmem_strbuf_t *tags = wmem_strbuf_new(pool, "");
-        const guint ntags = wmem_list_count(c->tags);
-        guint shown = 0;
-        for (wmem_list_frame_t *f = wmem_list_head(c->tags); f && shown < CFG_TAGS_MAX; f = wmem_list_frame_next(f)) {
-            const wscbor_tag_t *tag = (const wscbor_tag_t *)wmem_list_frame_data(f);
-            proto_tree_add_uint64(sub, hf_meter_cfg_value_tag, tvb, tag->start, tag->length, tag->value);
-            wmem_strbuf_append_printf(tags, "%stag %" PRIu64, shown ? ", " : "", tag->value);
-            shown++;
-        }
-        if (ntags > shown)
-            wmem_strbuf_append_printf(tags, " and %u more", ntags - shown);
-        proto_item_append_text(pi, " (%s)", wmem_strbuf_get_str(tags));
-        text = wmem_strdup_printf(pool, "%s (%s)", text, wmem_strbuf_get_str(tags));
-    }
-    if (out_pi)
-        *out_pi = pi;
-    if (out_text)
-        *out_text = text;
-    return TRUE;
-}
 
 /* The field of each scalar reference key's decoded value (firmware and
  * points have trees of their own). */
@@ -1162,17 +709,6 @@ void proto_register_meter_cfg(void)
         { &ei_meter_cfg_content_format, { "meter.cfg.content_format", PI_PROTOCOL, PI_NOTE,
           "Config blob without Content-Format 60 (application/cbor)", EXPFILL } },
     };
-    static uat_field_t cfg_key_fields[] = {
-        UAT_FLD_DEC(cfg_key_recs, key, "Key", "The map key (unsigned integer)"),
-        UAT_FLD_CSTRING_ISPRINT(cfg_key_recs, name, "Name", "Name shown for the key"),
-        { "type", "Type", PT_TXTMOD_ENUM,
-          { uat_fld_chk_enum, cfg_key_recs_type_set_cb, cfg_key_recs_type_tostr_cb },
-          { cfg_type_vals, cfg_type_vals, cfg_type_vals }, cfg_type_vals,
-          "CBOR type of the value: text, uint, int, float, bytes, map, array or bool", FLDFILL },
-        UAT_FLD_CSTRING(cfg_key_recs, unit, "Unit", "Unit shown after the value (may be empty)"),
-        UAT_END_FIELDS
-    };
-
     expert_module_t *expert_cfg;
 
     proto_register_field_array(proto_meter, hf, array_length(hf));
@@ -1180,25 +716,6 @@ void proto_register_meter_cfg(void)
     expert_cfg = expert_register_protocol(proto_meter);
     expert_register_field_array(expert_cfg, ei, array_length(ei));
 
-    cfg_key_uat = uat_new("Meter config keys",
-                          sizeof(cfg_key_rec_t),
-                          "meter_cfg_keys",
-                          TRUE,
-                          &cfg_key_recs,
-                          &cfg_key_nrecs,
-                          UAT_AFFECTS_DISSECTION,
-                          NULL,
-                          cfg_key_copy_cb,
-                          NULL,
-                          cfg_key_free_cb,
-                          cfg_key_post_update_cb,
-                          cfg_key_reset_cb,
-                          cfg_key_fields);
-    prefs_register_uat_preference(meter_module, "cfg_keys", "Config blob keys",
-        "Names and CBOR types of the config blob's keys. The reference keys 1..14 are always known; "
-        "rows add a newer firmware's keys (shown as meter.cfg.extra), rename a reference key, "
-        "or give it another type (then it is shown as meter.cfg.extra too).",
-        cfg_key_uat);
-
-    cfg_fw_by_meter = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash, g_str_equal);
+    meter_cfg_keys_register(meter_module);
+    meter_cfg_firmware_register();
 }
