@@ -28,4 +28,4 @@ llvm-profdata merge -sparse "$out"/*.profraw -o "$out/fuzz.profdata"
 llvm-cov report $objects -instr-profile="$out/fuzz.profdata" \
     "$here/../plugin/core/senml.c" "$here/../plugin/core/mcuboot.c" "$here/../plugin/core/coap_view.c" \
     "$here/../plugin/core/lowpan_view.c" "$here/../plugin/core/wpan_view.c" "$here/../plugin/core/ota_track.c" \
-    "$here/../plugin/epan/packet-meter-cfg.c"
+    "$here/../plugin/core/meter_cfg.c"

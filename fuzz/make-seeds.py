@@ -70,11 +70,11 @@ def main():
         for i, msg in enumerate(fields(cap, "coap", "udp.payload")[:40]):
             save(out, "coap_view", msg)
         # config blobs (responses with Content-Format 60), behind the
-        # harness's first byte: 1 = decoded with a CoAP context of Content-Format 60.
+        # harness's first byte: 0 = the reference keys, 1 = the key table's rows too.
         cfg = [coap_payload(m) for m in fields(cap, 'coap.opt.ctype == "application/cbor"', "udp.payload")]
         for payload in [p for p in cfg if p][:2]:
+            save(out, "config", b"\x00" + payload)
             save(out, "config", b"\x01" + payload)
-            save(out, "config", b"\x03" + payload)
         his = [coap_payload(m) for m in fields(cap, 'coap.opt.uri_path == "his"', "udp.payload")]
         for payload in [p for p in his if p][:4]:
             save(out, "senml", payload)
@@ -98,8 +98,8 @@ def main():
     save(out, "mcuboot", image[:4096])
     save(out, "mcuboot", image)
     # A config blob with the extra keys fuzz_config puts in the key table
-    # (20..27, one of each type) and key 2 sent as text (the table gives it
-    # that type): {20: "abc", 21: 5, 22: -3, 23: 1.5, 24: h'0102', 25: {1: 2},
+    # (20..27, one of each type; first byte 1) and key 2 sent as text (the
+    # table gives it that type): {20: "abc", 21: 5, 22: -3, 23: 1.5, 24: h'0102', 25: {1: 2},
     # 26: [1, 2], 27: true, 2: "seven"}.
     save(out, "config", bytes.fromhex("01a9146361626315051622" "17f93e00" "1818420102" "1819a10102"
                                       "181a820102" "181bf5" "026573657665" "6e"))

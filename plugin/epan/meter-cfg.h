@@ -1,13 +1,16 @@
-/* meter-cfg.h: what the config blob decoder (packet-meter-cfg.c) tells the
- * other parts: the firmware that a meter's last config blob announced
- * (key 10 of shared/meter-protocol.md), so the firmware decoder can compare
- * the image it reassembles with the announced size and SHA-256.
+/* meter-cfg.h: what the config blob decoder tells the other parts: the
+ * firmware that a meter's last config blob announced (key 10 of
+ * shared/meter-protocol.md), so the firmware decoder can compare the image it
+ * reassembles with the announced size and SHA-256. The registry is
+ * meter-cfg-firmware.c; packet-meter-cfg.c records into it.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef METER_CFG_H
 #define METER_CFG_H
 
 #include <epan/address.h>
+
+#include "meter_cfg.h"
 
 typedef struct {
     const char *version;     /* key 10/1, e.g. "2.1.0"; NULL if absent */
@@ -29,5 +32,10 @@ typedef struct {
  * A blob cut short (meter.cfg.truncated) is not recorded. The record lives
  * in file scope: valid until the capture file is closed. */
 const meter_cfg_firmware_t *meter_cfg_firmware_for(const address *meter, guint32 before_frame);
+
+/* For packet-meter-cfg.c: the registry's table (once, at registration), and
+ * the firmware cfg announces for meter in frame (cfg->firmware must be set). */
+void meter_cfg_firmware_register(void);
+void meter_cfg_firmware_record(const address *meter, guint32 frame, const meter_cfg_t *cfg);
 
 #endif
