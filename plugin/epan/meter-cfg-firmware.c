@@ -1,5 +1,5 @@
 /* meter-cfg-firmware.c: the firmware announcements of the config blobs
- * (meter-cfg.h), by meter, in frame order, for the whole capture file.
+ * (meter-cfg-firmware.h), by meter, in frame order, for the whole capture file.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>
@@ -7,7 +7,7 @@
 #include <epan/packet.h>
 #include <epan/to_str.h>
 
-#include "meter-cfg.h"
+#include "meter-cfg-firmware.h"
 
 static wmem_map_t *cfg_fw_by_meter;   /* meter address string -> wmem_array_t of meter_cfg_firmware_t* */
 

@@ -21,9 +21,9 @@
 #include <epan/wscbor.h>
 #include <wsutil/str_util.h>
 
-#include "packet-meter.h"
+#include "packet-meter-cfg.h"
 #include "meter_cfg.h"
-#include "meter-cfg.h"
+#include "meter-cfg-firmware.h"
 #include "meter-cfg-keys.h"
 #include "meter-cfg-value.h"
 

@@ -24,17 +24,12 @@
 #include <epan/to_str.h>
 #include <epan/address.h>
 
-#include "packet-meter.h"
+#include "packet-meter-fw.h"
 #include "block_map.h"
 #include "mcuboot.h"
 
 /* packet-meter-cfg.c tells which firmware the meter's config announced. */
-#if defined(__has_include)
-#if __has_include("meter-cfg.h")
-#include "meter-cfg.h"
-#define HAVE_METER_CFG 1
-#endif
-#endif
+#include "meter-cfg-firmware.h"
 
 /* An image bigger than this is not reassembled (bounds memory on garbage). */
 #define FW_MAX_IMAGE BLOCK_MAP_MAX_SIZE
@@ -253,7 +248,6 @@ static fw_xfer_t *xfer_get(guint64 key, const meter_ctx_t *ctx)
     return x;
 }
 
-#ifdef HAVE_METER_CFG
 /* Paths as the config sends them may carry a leading '/'. */
 static gboolean same_path(const char *a, const char *b)
 {
@@ -263,7 +257,6 @@ static gboolean same_path(const char *a, const char *b)
         b++;
     return strcmp(a, b) == 0;
 }
-#endif
 
 /* The checks, once, on the frame that completes the image. */
 static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
@@ -304,7 +297,6 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
     }
 
     x->config_status = CFG_NONE;
-#ifdef HAVE_METER_CFG
     if (x->meter.type != AT_NONE && x->ver.computed) {
         const meter_cfg_firmware_t *cf = meter_cfg_firmware_for(&x->meter, pinfo->num);
         if (cf && cf->has_sha256) {
@@ -319,7 +311,6 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
             }
         }
     }
-#endif
 }
 
 gboolean meter_fw_transfer_verified(guint32 transfer_id)

@@ -21,7 +21,7 @@
 #include <wsutil/wmem/wmem.h>
 
 #include "ws_compat.h"
-#include "packet-meter.h"
+#include "packet-meter-his.h"
 #include "block_map.h"
 #include "senml.h"
 

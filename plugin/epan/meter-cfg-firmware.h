@@ -1,12 +1,12 @@
-/* meter-cfg.h: what the config blob decoder tells the other parts: the
+/* meter-cfg-firmware.h: what the config blob decoder tells the other parts: the
  * firmware that a meter's last config blob announced (key 10 of
  * shared/meter-protocol.md), so the firmware decoder can compare the image it
  * reassembles with the announced size and SHA-256. The registry is
  * meter-cfg-firmware.c; packet-meter-cfg.c records into it.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef METER_CFG_H
-#define METER_CFG_H
+#ifndef METER_CFG_FIRMWARE_H
+#define METER_CFG_FIRMWARE_H
 
 #include <epan/address.h>
 
