@@ -50,9 +50,14 @@ typedef struct {
     gint     payload_offset;   /* in the CoAP message, for error items */
 } meter_coap_t;
 
+static inline gboolean coap_code_is_request(guint8 code)
+{
+    return code >= 1 && code < 32;   /* 0.01 .. 0.31 */
+}
+
 static inline gboolean meter_coap_is_request(const meter_coap_t *m)
 {
-    return m->code >= 1 && m->code < 32;   /* 0.01 .. 0.31 */
+    return coap_code_is_request(m->code);
 }
 
 /* RFC 7252 4.8.2, default transmission parameters: how long a Message ID

@@ -1005,13 +1005,14 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
             }
         }
         if (!o->is_request) {
-            if (o->code >= 128 && o->code < 192)
+            /* Client and server errors: the classes RFC 7252 defines. */
+            if (coap_code_class(o->code) == 4 || coap_code_class(o->code) == 5)
                 s->error_responses++;
-            if (o->request && o->code != 0)
+            if (o->request && o->code != COAP_CODE_EMPTY)
                 s->duplicate_responses += nr - 1;
-            if (!x->upload && o->code >= 64 && o->code < 96 && o->has_block && o->len)
+            if (!x->upload && coap_code_is_success(o->code) && o->has_block && o->len)
                 wmem_map_insert(offsets, GUINT_TO_POINTER(o->offset + 1), GUINT_TO_POINTER(o->len));
-            if (x->upload && o->request && o->code >= 64 && o->code < 96)
+            if (x->upload && o->request && coap_code_is_success(o->code))
                 wmem_map_insert(offsets, GUINT_TO_POINTER(o->request->offset + 1),
                                 GUINT_TO_POINTER(o->request->len));
             continue;
@@ -1056,7 +1057,7 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
         gint64 d1 = acc->last_us - r0->first_us, d2 = acc->last_us - answered->first_us;
         wmem_array_append_one(rf, d1);
         wmem_array_append_one(rl, d2);
-        gboolean final = resp->code >= 64 && resp->code < 96 &&
+        gboolean final = coap_code_is_success(resp->code) &&
                          (x->upload ? !o->more : (!resp->has_block || !resp->more));
         if (final && !s->complete) {
             s->complete = TRUE;
@@ -1123,7 +1124,7 @@ static gboolean exchange_lost(const ota_track_t *t, const ota_msg_t *req)
 
     for (guint i = 0; list && i < wmem_array_get_count(list); i++) {
         const ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i);
-        if (c->msg && (c->msg == req || (c->msg->request == req && c->msg->code != 0)) &&
+        if (c->msg && (c->msg == req || (c->msg->request == req && c->msg->code != COAP_CODE_EMPTY)) &&
             copy_lost(t, c, G_MAXINT64))
             return TRUE;
     }
@@ -1192,12 +1193,12 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         /* Its own code first: a lost response credited to its request (see
          * attribute_leftover) is still a response. Empty ACKs and RSTs
          * (code 0) count in neither direction. */
-        gboolean is_request = c->has_coap ? c->coap_code >= 1 && c->coap_code < 32 : c->msg->is_request;
+        gboolean is_request = c->has_coap ? coap_code_is_request(c->coap_code) : c->msg->is_request;
         if (is_request) {
             s->request_copies++;
             s->request_copies_lost += lost;
             s->request_frames_complete += lost ? 0 : c->n_frags;
-        } else if (c->coap_code >= 64 || !c->has_coap) {   /* class 2 and above, as the truth counts */
+        } else if (coap_code_class(c->coap_code) >= 2 || !c->has_coap) {   /* class 2 and above, as the truth counts */
             s->response_copies++;
             s->response_copies_lost += lost;
             s->response_frames_complete += lost ? 0 : c->n_frags;
@@ -1298,7 +1299,7 @@ wmem_array_t *ota_track_progress(ota_track_t *t, ota_transfer_t *x, wmem_allocat
         const ota_msg_t *resp = NULL;
         const ota_round_t *acc = accepted_round(o, &resp);
         const ota_msg_t *blk = x->upload ? o : resp;
-        if (!acc || resp->code < 64 || resp->code >= 96 || !blk->has_block || !blk->len)
+        if (!acc || !coap_code_is_success(resp->code) || !blk->has_block || !blk->len)
             continue;
         /* bytes carries the block's length until the running sum below. */
         ota_progress_t p = { acc->last_us, blk->len + 1, OTA_PROGRESS_BLOCK };

@@ -475,7 +475,7 @@ static gboolean cfg_top_pair(meter_cfg_display_t *d, proto_tree *tree, const met
         if (ref->key == METER_CFG_BLOCK_SZX) {
             if (!cfg_has(pair->problems, METER_CFG_PROB_BAD_VALUE)) {
                 proto_item *ti = proto_tree_add_uint(tree, hf_meter_cfg_block_size, d->tvb, pair->key_start, 0,
-                                                     16u << pair->uint);
+                                                     meter_block_size((guint8)pair->uint));
                 proto_item_set_generated(ti);
             } else {
                 expert_add_info_format(d->pinfo, pi, &ei_meter_cfg_bad_value,
@@ -583,7 +583,7 @@ void dissect_meter_cfg(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, 
 static void cfg_fmt_szx(gchar *buf, guint32 szx)
 {
     if (szx <= 6)
-        snprintf(buf, ITEM_LABEL_LENGTH, "%u (%u bytes)", szx, 16u << szx);
+        snprintf(buf, ITEM_LABEL_LENGTH, "%u (%u bytes)", szx, meter_block_size((guint8)szx));
     else if (szx == 7)
         snprintf(buf, ITEM_LABEL_LENGTH, "%u (reserved)", szx);
     else

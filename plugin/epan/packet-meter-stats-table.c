@@ -127,7 +127,7 @@ static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
     set_str(&row[COL_GATEWAY], g_strdup(x->gateway ? x->gateway : "-"));
     set_str(&row[COL_PATH], g_strdup_printf("/%s", x->path ? x->path : ""));
     set_str(&row[COL_KIND], g_strdup(x->upload ? "block1" : "block2"));
-    set_uint(&row[COL_BLOCK_SIZE], 16u << x->szx);
+    set_uint(&row[COL_BLOCK_SIZE], meter_block_size(x->szx));
     set_uint(&row[COL_BLOCKS], s->blocks);
     set_uint(&row[COL_BYTES], s->bytes);
     set_str(&row[COL_START], utc_text(s->first_request_us));

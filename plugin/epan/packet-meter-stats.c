@@ -133,7 +133,7 @@ static void print_table(ota_track_t *t, GHashTable *seen)
         char *ta1 = num_or_dash(s->turnaround_median_s, "%.3f"), *ta2 = num_or_dash(s->turnaround_p95_s, "%.3f");
         char *rtt = g_strdup_printf("%s/%s", rtt1, rtt2), *ta = g_strdup_printf("%s/%s", ta1, ta2);
         printf("%-3u %-*s %-27s %-4s %5u %6u %8u %8.1f %9.1f %7s %4u %5u %5u %5u %5u %5u %15s %15s\n",
-               x->id, width, who, start + 0, s->complete ? "yes" : "no", 16u << x->szx, s->blocks, s->bytes,
+               x->id, width, who, start + 0, s->complete ? "yes" : "no", meter_block_size(x->szx), s->blocks, s->bytes,
                s->duration_s, s->rate_Bps, x->image_verified ? "yes" : "-", s->retransmissions, s->rerequests,
                s->mac_retries, s->datagrams_fragmented, s->datagrams_incomplete, s->fragments_lost, rtt, ta);
         g_free(who); g_free(start); g_free(rtt1); g_free(rtt2); g_free(ta1); g_free(ta2); g_free(rtt); g_free(ta);
