@@ -5,7 +5,7 @@
  * plugin's writer and the analyser's reader (transfer_record.c), the
  * analyser's CSV and JSON columns, the column table of docs/analyser.md
  * (`cmake --build build --target record-doc`) and the Python tests' reader
- * (tests/captures/tshark_view.py reads this file).
+ * (tests/lib/tshark_view.py reads this file).
  *
  * Adding a column is one line in its table, and filling it where the
  * record is made (a T column: plugin/core/ota_track.c). Readers look

@@ -719,6 +719,13 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     return r;
 }
 
+gboolean ota_track_size_known(ota_track_t *t, guint32 transfer_id)
+{
+    const ota_transfer_t *x = ota_track_transfer(t, transfer_id);
+
+    return x && x->size_hint >= 0;
+}
+
 void ota_track_set_verified(ota_track_t *t, guint32 transfer_id)
 {
     ota_transfer_t *x = ota_track_transfer(t, transfer_id);

@@ -205,6 +205,8 @@ typedef struct {
     gboolean image;              /* the resource is a firmware image: its MCUboot header tells its size */
     gint64   announced_size;     /* the size the meter's configuration announced for it (-1: none) */
 } ota_image_hints_t;
+/* Whether a transfer's image size is known yet (hints are worth finding only before). */
+gboolean ota_track_size_known(ota_track_t *t, guint32 transfer_id);
 /* A complete CoAP message copy in frame f (NULL f: no link layer, e.g. the
  * gateway's Ethernet), of exchange ex; NULL unless ex is part of a transfer. */
 ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,

@@ -17,11 +17,12 @@ extern module_t *meter_module;   /* preferences "meter.*" */
 /* Registers the protocol and its preferences module: first, before any part. */
 void meter_proto_register(void);
 
-/* p_add_proto_data keys under proto_meter, one range per part. */
+/* p_add_proto_data keys under proto_meter, one range per part, all here so
+ * that no two parts share one. */
 enum {
     METER_PDATA_HOOK_SCRATCH = 1,              /* packet-meter.c: the frame's CoAP messages (packet pool) */
     METER_PDATA_FW_COUNTER   = 0x6d6677ffu,    /* packet-meter-fw.c: its calls in this frame (packet pool) */
-    METER_PDATA_FW_FRAME     = 0x6d667700u,    /* ... + the call's index: what it found (file scope) */
+    METER_PDATA_FW_FRAME     = 0x6d667700u,    /* ... + the call's index (< 0xff): what it found (file scope) */
     METER_PDATA_HIS_FRAME    = 0x48495331u,    /* packet-meter-his.c: what it found (file scope) */
 };
 

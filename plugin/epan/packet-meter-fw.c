@@ -34,9 +34,6 @@
 /* An image bigger than this is not reassembled (bounds memory on garbage). */
 #define FW_MAX_IMAGE BLOCK_MAP_MAX_SIZE
 
-/* p_add_proto_data keys under proto_meter (the hook uses 0..15). */
-#define FW_PDATA_KEY      0x6d667700u   /* + call index in the frame */
-#define FW_PDATA_COUNTER  0x6d6677ffu   /* pinfo->pool: calls so far in this frame */
 
 static int proto_meter_fw_eo = -1;      /* "meter-fw": the Export Objects name only */
 static int fw_eo_tap = -1;
@@ -575,7 +572,7 @@ static fw_frame_t *first_pass(tvbuff_t *payload, packet_info *pinfo, const meter
 void dissect_meter_fw(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, const meter_ctx_t *ctx)
 {
     const meter_coap_t *m = ctx->msg;
-    guint *calls = (guint *)p_get_proto_data(pinfo->pool, pinfo, proto_meter, FW_PDATA_COUNTER);
+    guint *calls = (guint *)p_get_proto_data(pinfo->pool, pinfo, proto_meter, METER_PDATA_FW_COUNTER);
     guint idx;
     fw_frame_t *fr;
     fw_xfer_t *x;
@@ -585,17 +582,17 @@ void dissect_meter_fw(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, c
 
     if (!calls) {
         calls = wmem_new0(pinfo->pool, guint);
-        p_add_proto_data(pinfo->pool, pinfo, proto_meter, FW_PDATA_COUNTER, calls);
+        p_add_proto_data(pinfo->pool, pinfo, proto_meter, METER_PDATA_FW_COUNTER, calls);
     }
     idx = (*calls)++;
     if (idx >= 16)
         return;
-    fr = (fw_frame_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_meter, FW_PDATA_KEY + idx);
+    fr = (fw_frame_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_meter, METER_PDATA_FW_FRAME + idx);
     if (!fr) {
         if (PINFO_FD_VISITED(pinfo) || !fw_xfers)
             return;
         fr = first_pass(payload, pinfo, ctx);
-        p_add_proto_data(wmem_file_scope(), pinfo, proto_meter, FW_PDATA_KEY + idx, fr);
+        p_add_proto_data(wmem_file_scope(), pinfo, proto_meter, METER_PDATA_FW_FRAME + idx, fr);
     }
     x = fr->xfer;
 

@@ -27,7 +27,6 @@
 
 #define CF_SENML_CBOR 112        /* application/senml+cbor, RFC 8428 */
 #define CF_CBOR       60         /* application/cbor */
-#define HIS_PDATA_KEY 0x48495331u /* "HIS1": this file's per-frame data */
 #define HIS_INFO_NAMES 3         /* distinct names listed in the Info column */
 /* A pack larger than this is not reassembled: a bound on memory on garbage
  * (no history pack comes near it). */
@@ -667,7 +666,7 @@ static void dissect_block1(tvbuff_t *payload, packet_info *pinfo, proto_tree *hi
         return;
     }
 
-    fr = (his_frame_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_meter, HIS_PDATA_KEY);
+    fr = (his_frame_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_meter, METER_PDATA_HIS_FRAME);
     if (fr == NULL) {
         /* First time this frame is seen (or a second call in one pass). */
         fr = wmem_new0(wmem_file_scope(), his_frame_t);
@@ -685,7 +684,7 @@ static void dissect_block1(tvbuff_t *payload, packet_info *pinfo, proto_tree *hi
                 added_now = TRUE;
             }
         }
-        p_add_proto_data(wmem_file_scope(), pinfo, proto_meter, HIS_PDATA_KEY, fr);
+        p_add_proto_data(wmem_file_scope(), pinfo, proto_meter, METER_PDATA_HIS_FRAME, fr);
     }
     /* Where the pack was completed: known to the block that completed it
      * and, in later passes, to every block that joined the upload. */

@@ -307,12 +307,14 @@ static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolea
 /* What the tracker needs to know of a firmware image's size besides what
  * it reads itself (Size2, the MCUboot header): the size the meter's config
  * blob announced for this path. */
-static ota_image_hints_t image_hints(packet_info *pinfo, const msg_result_t *r, const meter_coap_t *m)
+static ota_image_hints_t image_hints(ota_track_t *tracker, packet_info *pinfo, const msg_result_t *r,
+                                     const meter_coap_t *m)
 {
     ota_image_hints_t h = { r->resource == METER_RES_FIRMWARE, -1 };
     const meter_cfg_firmware_t *fw;
 
-    if (!h.image || !r->exchange)
+    /* The lookup costs more than the rest of the message: once per transfer. */
+    if (!h.image || !r->exchange || ota_track_size_known(tracker, r->transfer_id))
         return h;
     fw = meter_cfg_firmware_for(&r->exchange->client, pinfo->num);
     if (fw && fw->has_size && fw->path && m->path && strcmp(fw->path, m->path) == 0)
@@ -346,7 +348,7 @@ static void first_pass(meter_session_t *session, packet_info *pinfo, proto_tree 
         r->length = (gint)tvb_captured_length(msg_tvb);
         if (r->transfer_id) {
             m.path = r->path;
-            ota_image_hints_t hints = image_hints(pinfo, r, &m);
+            ota_image_hints_t hints = image_hints(tracker, pinfo, r, &m);
             r->ota = ota_track_message(tracker, fm->link, pinfo->num, ts_us(pinfo), src, r->exchange, &m, &hints);
         }
         fm->msg[fm->n++] = r;
