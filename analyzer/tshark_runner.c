@@ -247,7 +247,8 @@ gboolean ms_capture_file_ok(const char *file, char **message)
  * and 4.6 name the codes in <ws_exit_codes.h> (WS_EXIT_*); 4.0 has
  * ui/exit_codes.h, where INVALID_OPTION is 1 and nearly every other code 2.
  * What 4.0.17 returns was tried by hand for each case below; for 4.4 and 4.6
- * it is read from those headers and a tshark.c of 4.6's time (not run).
+ * it is read from those headers, and checked by analyzer.exit_codes in the
+ * 4.4 and 4.6 chroots.
  * The analyser checks each file before (ms_capture_file_ok), so tshark meets
  * a file it cannot open only when libpcap accepts what wiretap refuses, or
  * when the file changed meanwhile. */
@@ -263,6 +264,9 @@ enum {
     TSHARK_READ_ERROR = 2,
     /* WS_EXIT_INVALID_FILE (4.2 and later): the file could not be opened. */
     TSHARK_CANNOT_OPEN = 3,
+    /* WS_EXIT_READ_ERROR: 4.6 exits with it where 4.0 and 4.4 exit 2 (a
+     * capture cut short, seen in the 4.6 chroot), the taps still drawn. */
+    TSHARK_READ_ERROR_46 = 14,
 };
 
 /* The only text of tshark's matched here: lines of its standard error that
@@ -341,6 +345,7 @@ static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int stat
 {
     switch (status) {
     case TSHARK_READ_ERROR:
+    case TSHARK_READ_ERROR_46:
     case TSHARK_CANNOT_OPEN:
         *message = out->header_seen ? g_strdup_printf("%s: %s (partial results)", file, errors)
                                     : g_strdup_printf("%s: %s", file, errors);
