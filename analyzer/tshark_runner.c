@@ -149,14 +149,17 @@ static gboolean find_stray_heuristics(ms_tshark_t *t, GError **err)
     if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status,
                       err))
         return FALSE;
-    /* One heuristic a line: table, protocol, enabled, ..., its short name last. */
+    /* One heuristic a line. 4.0 prints table, protocol, enabled (and has no
+     * heuristic that takes Thread frames); 4.4 and 4.6 print table,
+     * protocol, enabled, default, the heuristic's short name (what
+     * --disable-heuristic takes), its description. */
     char **lines = g_strsplit(out ? out : "", "\n", -1);
     for (guint i = 0; lines[i]; i++) {
         char **cols = g_strsplit(lines[i], "\t", -1);
         guint n = g_strv_length(cols);
-        for (guint k = 0; n > 0 && k < G_N_ELEMENTS(thread_stealing_heuristics); k++)
-            if (strcmp(cols[n - 1], thread_stealing_heuristics[k]) == 0)
-                g_ptr_array_add(t->heuristics_off, g_strdup(cols[n - 1]));
+        for (guint k = 0; n >= 5 && k < G_N_ELEMENTS(thread_stealing_heuristics); k++)
+            if (strcmp(cols[4], thread_stealing_heuristics[k]) == 0)
+                g_ptr_array_add(t->heuristics_off, g_strdup(cols[4]));
         g_strfreev(cols);
     }
     g_strfreev(lines);

@@ -21,7 +21,9 @@ def tshark(sandbox, so, args):
 def main():
     sandbox, so, folder = sys.argv[1:4]
     rows = [line.split("\t") for line in tshark(sandbox, so, ["-G", "heuristic-decodes"]).splitlines()]
-    rf4ce = [r for r in rows if r[-1] == "rf4ce_nwk"]
+    # 4.4 and 4.6: table, protocol, enabled, default, heuristic short name,
+    # description (4.0 prints three columns and has no RF4CE heuristic).
+    rf4ce = [r for r in rows if len(r) >= 6 and r[4] == "rf4ce_nwk"]
     if not rf4ce:
         print("skip  this Wireshark has no rf4ce_nwk heuristic (4.0): nothing takes Thread frames")
         return SKIP
