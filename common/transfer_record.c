@@ -106,6 +106,25 @@ gboolean meter_record_parse(const meter_column_t *col, const char *text, void *r
     return end && end != text && *end == '\0';
 }
 
+gboolean meter_record_column_equal(const meter_column_t *col, const void *a, const void *b)
+{
+    const void *va = (const char *)a + col->offset, *vb = (const char *)b + col->offset;
+
+    switch (col->type) {
+    case METER_COL_STR:
+        return g_strcmp0(*(const char *const *)va, *(const char *const *)vb) == 0;
+    case METER_COL_U32:
+        return *(const guint32 *)va == *(const guint32 *)vb;
+    case METER_COL_BOOL:
+        return *(const gboolean *)va == *(const gboolean *)vb;
+    case METER_COL_I64:
+        return *(const gint64 *)va == *(const gint64 *)vb;
+    case METER_COL_DBL:
+        return *(const double *)va == *(const double *)vb;
+    }
+    return FALSE;
+}
+
 void meter_record_clear(const meter_record_schema_t *s, void *record)
 {
     for (guint i = 0; i < s->n_columns; i++)

@@ -146,6 +146,8 @@ void     meter_record_write(GString *out, const meter_record_schema_t *schema, c
 /* A cell's text into its column's member; FALSE unless all of text is a
  * value (a number is still stored as far as it reads). */
 gboolean meter_record_parse(const meter_column_t *col, const char *text, void *record);
+/* Whether two records hold the same value in a column (strings by their text). */
+gboolean meter_record_column_equal(const meter_column_t *col, const void *a, const void *b);
 /* Frees the strings meter_record_parse made and zeroes the record. */
 void     meter_record_clear(const meter_record_schema_t *schema, void *record);
 

@@ -71,29 +71,10 @@ static guint n_bool_columns(const meter_record_schema_t *s)
     return n;
 }
 
-static gboolean same_column(const meter_column_t *col, const void *a, const void *b)
-{
-    const void *va = (const char *)a + col->offset, *vb = (const char *)b + col->offset;
-
-    switch (col->type) {
-    case METER_COL_STR:
-        return g_strcmp0(*(const char *const *)va, *(const char *const *)vb) == 0;
-    case METER_COL_U32:
-        return *(const guint32 *)va == *(const guint32 *)vb;
-    case METER_COL_BOOL:
-        return !*(const gboolean *)va == !*(const gboolean *)vb;
-    case METER_COL_I64:
-        return *(const gint64 *)va == *(const gint64 *)vb;
-    case METER_COL_DBL:
-        return *(const double *)va == *(const double *)vb;
-    }
-    return FALSE;
-}
-
 static void assert_same_record(const meter_record_schema_t *s, const void *want, const void *got)
 {
     for (guint i = 0; i < s->n_columns; i++)
-        if (!same_column(&s->columns[i], want, got))
+        if (!meter_record_column_equal(&s->columns[i], want, got))
             g_error("%s record, column %s: read back differs from what was written", s->tag, s->columns[i].name);
 }
 

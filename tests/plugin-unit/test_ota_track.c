@@ -1150,27 +1150,6 @@ static void snap(fx_t *fx, guint32 xfer, meter_transfer_record_t *out)
     memcpy(out, finalize(fx, xfer), sizeof *out);
 }
 
-/* Strings by their text: two trackers have their own. */
-static gboolean same_column(const meter_column_t *col, const meter_transfer_record_t *a,
-                            const meter_transfer_record_t *b)
-{
-    const void *va = (const char *)a + col->offset, *vb = (const char *)b + col->offset;
-
-    switch (col->type) {
-    case METER_COL_STR:
-        return g_strcmp0(*(const char *const *)va, *(const char *const *)vb) == 0;
-    case METER_COL_U32:
-        return *(const guint32 *)va == *(const guint32 *)vb;
-    case METER_COL_BOOL:
-        return *(const gboolean *)va == *(const gboolean *)vb;
-    case METER_COL_I64:
-        return *(const gint64 *)va == *(const gint64 *)vb;
-    case METER_COL_DBL:
-        return *(const double *)va == *(const double *)vb;
-    }
-    return FALSE;
-}
-
 static void assert_same_stats(const meter_transfer_record_t *a, const meter_transfer_record_t *b)
 {
     g_assert_cmpuint(a->blocks, ==, b->blocks);
@@ -1183,7 +1162,7 @@ static void assert_same_stats(const meter_transfer_record_t *a, const meter_tran
     g_assert_cmpfloat(a->rtt_first_median_s, ==, b->rtt_first_median_s);
     g_assert_cmpfloat(a->turnaround_p95_s, ==, b->turnaround_p95_s);
     for (guint i = 0; i < meter_transfer_schema.n_columns; i++)
-        if (!same_column(&meter_transfer_schema.columns[i], a, b))
+        if (!meter_record_column_equal(&meter_transfer_schema.columns[i], a, b))
             g_error("column %s differs", meter_transfer_schema.columns[i].name);
 }
 
