@@ -342,7 +342,7 @@ int main(int argc, char **argv)
         if (opt_meter)
             ms_capture_keep_meter(c, opt_meter);
         a[na].capture = c;
-        a[na].has_recommendation = ms_recommend(ms_recommend_basis(c), opt_flash_us * 1e-6, &a[na].recommendation);
+        a[na].has_recommendation = ms_recommend(c, ms_recommend_basis(c), opt_flash_us * 1e-6, &a[na].recommendation);
         na++;
     }
     if (na && status != EXIT_USAGE && status != EXIT_TSHARK) {

@@ -1,11 +1,14 @@
 /* recommend.c: the block-size model of docs/recommendation.md.
  *
- * A block costs the time on air of its frames, the network round trip, the
- * meter's turn-around and the CoAP timeouts waited after failed exchanges.
- * Only the first and the last depend on the block size: the frames grow
- * with it, and each frame added to a response can be lost, which loses the
- * exchange. The measured exchange loss is the starting point; the frames a
- * block size adds or removes change it by the loss of one added frame.
+ * A block costs what the capture measured per block (air, network, poll
+ * waits, turn-around, timeouts) moved by what the block size changes: the
+ * frames of the direction that carries the block (a download's responses,
+ * an upload's requests), each costing what one more frame took across the
+ * hops in the capture's clean exchanges; the turn-around, as it grows with
+ * the block size; and the timeouts, since each added frame can be lost and
+ * lose the exchange. The measured exchange loss is the starting point; the
+ * frames a block size adds or removes change it by the loss of one added
+ * frame.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
@@ -13,25 +16,42 @@
 #include "recommend.h"
 
 /* IEEE 802.15.4: 127-byte PSDU; short addresses and PAN ID compression
- * (9-byte MAC header) and the FCS leave 116 bytes. FRAG1 has a 4-byte
- * header, FRAGN a 5-byte one and 8-byte multiples of data. What a response
- * adds to its block (compressed IPv6/UDP, CoAP header, token, options) is
- * measured on the capture: the bytes of its complete response frames. */
+ * (9-byte MAC header) and the FCS leave 116 bytes, unless the transfer's
+ * fragments show less (security, a mesh header): a FRAGN carries the
+ * largest multiple of 8 that fits after its 5-byte header, so its data D
+ * says the room is D + 5 to D + 12 (taken: D + 12, at most 116). FRAG1 has
+ * a 4-byte header. What a block's datagram adds to the block (compressed
+ * IPv6/UDP, CoAP header, token, options) is measured on the capture. */
+#define PSDU_MAX        127
 #define FRAME_ROOM      116
-#define MAC_OVERHEAD    11
 #define FRAG1_HEADER    4
 #define FRAGN_HEADER    5
 #define FRAGN_DATA      (((FRAME_ROOM - FRAGN_HEADER) / 8) * 8)
 #define DEFAULT_OVERHEAD 36     /* "a block bigger than about 80 bytes is fragmented" */
 #define MAX_RETRANSMIT  4       /* RFC 7252: then the meter starts again with a new MID */
+/* One more frame on one hop when the capture cannot show it: a full
+ * frame's air time, the ACK's turnaround and air time, the mean first CSMA
+ * backoff (macMinBE 3) and a CCA, at 2.4 GHz O-QPSK. */
+#define FRAME_HOP_S     ((PSDU_MAX + 6) * 32e-6 + (192 + 11 * 32) * 1e-6 + 3.5 * 320e-6 + 128e-6)
 
-guint ms_frames_for_block(guint32 block_size, double overhead)
+guint ms_frames_for_block(guint32 block_size, const ms_recommendation_t *r)
 {
-    double bytes = block_size + overhead;
+    double bytes = block_size + r->block_overhead;
 
-    if (bytes <= FRAME_ROOM)
+    /* A FRAG1 that carried d bytes of the block would have carried them and
+     * its 4-byte header unfragmented. */
+    if (r->frag1_block_bytes >= 0)
+        return block_size <= r->frag1_block_bytes + FRAG1_HEADER
+                   ? 1 : 1 + (guint)ceil((block_size - r->frag1_block_bytes) / r->fragn_data);
+    if (bytes <= r->frame_room)
         return 1;
-    return 1 + (guint)ceil((bytes + FRAG1_HEADER - FRAME_ROOM) / FRAGN_DATA);
+    return 1 + (guint)ceil((bytes + FRAG1_HEADER - r->frame_room) / r->fragn_data);
+}
+
+const char *ms_turn_source_name(ms_turn_source_t s)
+{
+    static const char *const names[] = { "measured", "bounded", "assumed", "none" };
+    return (guint)s < G_N_ELEMENTS(names) ? names[s] : "none";
 }
 
 /* Expected time waiting for timeouts per block when each exchange fails
@@ -57,6 +77,11 @@ static double ratio(double a, double b, double none)
     return b > 0 ? a / b : none;
 }
 
+static gboolean is_upload(const meter_transfer_record_t *r)
+{
+    return g_strcmp0(r->kind, "block1") == 0;
+}
+
 const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c)
 {
     const ms_transfer_t *best = NULL;
@@ -64,7 +89,7 @@ const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c)
 
     for (guint i = 0; i < c->transfers->len; i++) {
         const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
-        int rank = (x->rec.complete ? 2 : 0) + (g_strcmp0(x->rec.kind, "block2") == 0);
+        int rank = (x->rec.complete ? 2 : 0) + !is_upload(&x->rec);
         if (!x->rec.blocks || !x->rec.requests || !x->rec.frames_sent)
             continue;
         if (rank > best_rank || (rank == best_rank && x->rec.bytes > best->rec.bytes)) {
@@ -75,6 +100,40 @@ const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c)
     return best;
 }
 
+/* How the meter's turn-around per block grows with the block size, where
+ * the capture has transfers of the same meter and kind at several block
+ * sizes: the least-squares slope of turn-around per block on block size. */
+static gboolean fit_turnaround(const ms_capture_t *c, const meter_transfer_record_t *x, double *slope,
+                               guint *sizes)
+{
+    double n = 0, sb = 0, st = 0, sbb = 0, sbt = 0;
+    GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+
+    for (guint i = 0; c && i < c->transfers->len; i++) {
+        const meter_transfer_record_t *r = &((const ms_transfer_t *)g_ptr_array_index(c->transfers, i))->rec;
+        if (r->blocks < 2 || g_strcmp0(r->meter, x->meter) || g_strcmp0(r->kind, x->kind) ||
+            g_strcmp0(r->path, x->path))
+            continue;
+        double b = r->block_size, t = r->time_turnaround_s / r->blocks;
+        n++;
+        sb += b;
+        st += t;
+        sbb += b * b;
+        sbt += b * t;
+        g_hash_table_add(seen, GUINT_TO_POINTER(r->block_size));
+    }
+    *sizes = g_hash_table_size(seen);
+    g_hash_table_destroy(seen);
+    double den = n * sbb - sb * sb;
+    if (*sizes < 2 || den <= 0)
+        return FALSE;
+    double fit = (n * sbt - sb * st) / den;
+    if (!isfinite(fit))
+        return FALSE;
+    *slope = MAX(0.0, fit);
+    return TRUE;
+}
+
 /* Responses of at least this many frames have later frames that are not
  * mostly last frames. A last frame is lost more often than a middle one (a
  * sleepy meter stops listening after a frame without the frame pending bit,
@@ -83,62 +142,116 @@ const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c)
  * costs. */
 #define LATER_FRAMES_MIN_RESPONSE 2.5
 
-gboolean ms_recommend(const ms_transfer_t *x, double flash_s_per_byte, ms_recommendation_t *r)
+gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flash_s_per_byte,
+                      ms_recommendation_t *r)
 {
     memset(r, 0, sizeof(*r));
-    if (!x || !x->rec.blocks || !x->rec.requests || !x->rec.frames_sent)
+    if (!t || !t->rec.blocks || !t->rec.requests || !t->rec.frames_sent)
         return FALSE;
-    double blocks = x->rec.blocks;
-    guint32 complete = x->rec.response_copies - MIN(x->rec.response_copies_lost, x->rec.response_copies);
-    guint32 later_lost = x->rec.response_copies_lost - MIN(x->rec.response_first_lost, x->rec.response_copies_lost);
+    const meter_transfer_record_t *x = &t->rec;
+    double blocks = x->blocks;
+    double req_ok = (double)x->request_copies - MIN(x->request_copies_lost, x->request_copies);
+    double resp_ok = (double)x->response_copies - MIN(x->response_copies_lost, x->response_copies);
+    double later_lost = (double)x->response_copies_lost - MIN(x->response_first_lost, x->response_copies_lost);
+    double req_frames = ratio(x->request_frames_complete, req_ok, 1);
+    double resp_frames = ratio(x->response_frames_complete, resp_ok, 1);
 
-    r->transfer = x->rec.transfer;
-    r->block_size = x->rec.block_size;
+    r->transfer = x->transfer;
+    r->block_size = x->block_size;
+    r->upload = is_upload(x);
     r->flash_s_per_byte = flash_s_per_byte;
-    r->exchange_loss = MIN(1.0, (double)(x->rec.retransmissions + x->rec.rerequests) / x->rec.requests);
-    r->response_frames = ratio(x->rec.response_frames_complete, complete, 1);
-    /* Bytes on air of a complete response, less its MAC and FRAG headers and the block. */
-    double k0 = r->response_frames;
-    r->block_overhead = complete ? ratio(x->rec.response_bytes_complete, complete, 0) - MAC_OVERHEAD * k0 -
-                                   (k0 > 1 ? FRAG1_HEADER + FRAGN_HEADER * (k0 - 1) : 0) - x->rec.block_size
-                                 : DEFAULT_OVERHEAD;
-    r->block_overhead = CLAMP(r->block_overhead, 0, FRAME_ROOM);
-    r->request_loss = ratio(x->rec.request_copies_lost, x->rec.request_copies, 0);
-    r->first_frame_loss = ratio(x->rec.response_first_lost, x->rec.response_copies, 0);
-    r->later_frame_loss = ratio(later_lost, x->rec.response_later_frames, -1);
-    /* One frame more in a response: lost like a later frame, measured where
-     * the responses have middle frames; else (single-frame or two-frame
-     * responses, or no later frame lost: the capture cannot tell how often)
-     * like a request, the nearest thing the capture measures. */
-    r->added_from_later = k0 >= LATER_FRAMES_MIN_RESPONSE && later_lost > 0;
-    r->added_frame_loss = r->added_from_later ? r->later_frame_loss : r->request_loss;
-    r->hops = MAX(1.0, ratio(x->rec.request_copies, x->rec.requests, 1));
-    r->air_s = x->rec.time_air_s / blocks;
-    r->network_s = x->rec.time_network_s / blocks;
-    r->turnaround_s = x->rec.time_turnaround_s / blocks;
-    r->timeouts_s = x->rec.time_timeouts_s / blocks;
+    r->exchange_loss = MIN(1.0, ((double)x->retransmissions + x->rerequests) / x->requests);
+    r->block_frames = r->upload ? req_frames : resp_frames;
+    r->other_frames = r->upload ? resp_frames : req_frames;
+    r->fragn_data = x->fragn_data_max ? (double)(x->fragn_data_max / 8 * 8) : FRAGN_DATA;
+    r->fragn_data = MAX(8.0, r->fragn_data);
+    r->frame_room = x->fragn_data_max ? MIN((double)FRAME_ROOM, r->fragn_data + FRAGN_HEADER + 7) : FRAME_ROOM;
+    /* Bytes on air of a complete copy, less its MAC and FRAG headers and the block. */
+    double k0 = r->block_frames, copies_ok = r->upload ? req_ok : resp_ok;
+    double bytes_ok = r->upload ? x->request_bytes_complete : x->response_bytes_complete;
+    r->block_overhead = copies_ok > 0 ? bytes_ok / copies_ok - (PSDU_MAX - r->frame_room) * k0 -
+                                        (k0 > 1 ? FRAG1_HEADER + FRAGN_HEADER * (k0 - 1) : 0) - x->block_size
+                                      : DEFAULT_OVERHEAD;
+    r->block_overhead = CLAMP(r->block_overhead, 0, r->frame_room);
+    r->frag1_block_bytes = x->frag1_block_bytes;
+    r->request_loss = ratio(x->request_copies_lost, x->request_copies, 0);
+    r->first_frame_loss = ratio(x->response_first_lost, x->response_copies, 0);
+    r->later_frame_loss = ratio(later_lost, x->response_later_frames, -1);
+    /* One frame more in a block's datagram. A download's: lost like a later
+     * frame of a response, measured where the responses have middle frames;
+     * else (single-frame or two-frame responses, or no later frame lost:
+     * the capture cannot tell how often) like a request, the nearest thing
+     * the capture measures. An upload's: like a frame of its requests. */
+    if (r->upload) {
+        r->added_frame_loss = 1 - pow(1 - MIN(r->request_loss, 1.0), 1 / MAX(1.0, req_frames));
+        r->added_from = "request frames";
+    } else if (k0 >= LATER_FRAMES_MIN_RESPONSE && later_lost > 0) {
+        r->added_frame_loss = r->later_frame_loss;
+        r->added_from = "later frames";
+    } else {
+        r->added_frame_loss = r->request_loss;
+        r->added_from = "requests";
+    }
+    r->hops = MAX(1.0, ratio(x->request_copies, x->requests, 1));
+    r->air_s = x->time_air_s / blocks;
+    r->network_s = x->time_network_s / blocks;
+    r->poll_s = x->time_poll_s / blocks;
+    r->turnaround_s = x->time_turnaround_s / blocks;
+    r->timeouts_s = (x->time_timeouts_s + x->time_unseen_s) / blocks;
+    /* One more frame: what the block's direction took across the hops more
+     * than the other direction, per frame more, in the clean exchanges
+     * (poll waits left out); where both are as long, one frame's time on
+     * each hop. */
+    double span_block = r->upload ? x->request_span_s : x->response_span_s;
+    double span_other = r->upload ? x->response_span_s : x->request_span_s;
+    r->frame_s_measured = span_block >= 0 && span_other >= 0 && k0 - r->other_frames >= 0.5;
+    r->frame_s = r->frame_s_measured ? MAX(0.0, (span_block - span_other) / (k0 - r->other_frames))
+                                     : r->hops * FRAME_HOP_S;
+    /* Where a host's stamps make the spans longer than the blocks' time
+     * on the way, never more than that time per frame: a block of fewer
+     * frames cannot take less than nothing. */
+    if (span_block + span_other > r->air_s + r->network_s)
+        r->frame_s = MIN(r->frame_s, (r->air_s + r->network_s) / (k0 + r->other_frames));
+    /* The turn-around's growth: measured at several sizes; else for a
+     * download the flash write time assumed, unless the measured
+     * turn-around is shorter than the assumption allows at this size. */
+    double slope = 0;
+    if (fit_turnaround(c, x, &slope, &r->turn_sizes)) {
+        r->turn_source = MS_TURN_MEASURED;
+    } else if (r->upload) {
+        r->turn_source = MS_TURN_NONE;
+    } else if (flash_s_per_byte * x->block_size > r->turnaround_s) {
+        r->turn_source = MS_TURN_BOUNDED;
+        slope = x->block_size ? r->turnaround_s / x->block_size : 0;
+    } else {
+        r->turn_source = MS_TURN_ASSUMED;
+        slope = flash_s_per_byte;
+    }
+    r->turn_s_per_byte = slope;
     /* The first timeout that makes the model's wait equal the measured one
-     * (RFC 7252's mean, 2.5 s, when nothing failed). */
+     * (RFC 7252's mean, 2.5 s, when nothing failed: then waits seen, such as
+     * those inferred at a gateway, stay as they are). */
     double unit = expected_wait(r->exchange_loss, 1);
-    r->timeout_s = unit > 0 && isfinite(unit) ? r->timeouts_s / unit : 2.5;
+    gboolean fits = unit > 0 && isfinite(unit);
+    r->timeout_s = fits ? r->timeouts_s / unit : 2.5;
+    r->size_bytes = x->size_hint >= 0 ? (double)x->size_hint : x->complete ? (double)x->bytes : -1;
 
-    /* Frames of a response at each size: the measured k0 moved by the frames
-     * the formula adds or removes. The formula alone can be off by a frame
-     * where the MAC header is longer than assumed (security, mesh header)
-     * and k0 is an average (a short last block); the model must give back
-     * the measured time at the measured size. */
-    double frames0 = 1 + k0, best = -1;
-    double k_base = ms_frames_for_block(x->rec.block_size, r->block_overhead);
+    /* Frames at each size: the formula's, scaled by what it is off by at
+     * the measured size (k0 is an average: a short last block, copies that
+     * lost a frame); the model must give back the measured time there. */
+    double fixed = r->air_s + r->network_s + r->poll_s + (fits ? 0 : r->timeouts_s), best = -1;
+    double k_base = ms_frames_for_block(x->block_size, r);
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
         guint32 b = 16u << szx;
-        double k = MAX(1.0, k0 + ms_frames_for_block(b, r->block_overhead) - k_base);
-        double fail = 1 - (1 - r->exchange_loss) * pow(1 - r->added_frame_loss, r->hops * (k - k0));
+        double k = MAX(1.0, ms_frames_for_block(b, r) * k0 / k_base);
+        double fail = 1 - (1 - r->exchange_loss) * pow(1 - MIN(r->added_frame_loss, 1.0), r->hops * (k - k0));
         fail = CLAMP(fail, 0, 1);
-        double t = r->air_s * (1 + k) / frames0 + r->network_s +
-                   MAX(0.0, r->turnaround_s + flash_s_per_byte * ((double)b - x->rec.block_size)) +
-                   expected_wait(fail, r->timeout_s);
+        double turn = MAX(0.0, r->turnaround_s + slope * ((double)b - x->block_size));
+        double wait = expected_wait(fail, r->timeout_s);
+        double t_b = fixed + (k - k0) * r->frame_s + turn + wait;
         r->exchange_fail[szx] = fail;
-        r->rate_Bps[szx] = isfinite(t) && t > 0 ? b / t : 0;
+        r->rate_Bps[szx] = isfinite(t_b) && t_b > 0 ? b / t_b : 0;
+        r->duration_s[szx] = r->size_bytes >= 0 && r->rate_Bps[szx] > 0 ? r->size_bytes / r->rate_Bps[szx] : -1;
         if (r->rate_Bps[szx] > best) {
             best = r->rate_Bps[szx];
             r->best_szx = szx;

@@ -163,8 +163,13 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
     json_builder_add_int_value(b, r->transfer);
     json_builder_set_member_name(b, "block_size");
     json_builder_add_int_value(b, r->block_size);
+    json_builder_set_member_name(b, "kind");
+    json_builder_add_string_value(b, r->upload ? "block1" : "block2");
     json_member_double(b, "exchange_loss", r->exchange_loss);
-    json_member_double(b, "response_frames", r->response_frames);
+    json_member_double(b, "response_frames", r->upload ? r->other_frames : r->block_frames);
+    json_member_double(b, "block_frames", r->block_frames);
+    json_member_double(b, "other_frames", r->other_frames);
+    json_member_double(b, "frame_room_bytes", r->frame_room);
     json_member_double(b, "block_overhead_bytes", r->block_overhead);
     json_member_double(b, "request_loss", r->request_loss);
     json_member_double(b, "first_frame_loss", r->first_frame_loss);
@@ -175,13 +180,20 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
         json_builder_add_null_value(b);
     json_member_double(b, "added_frame_loss", r->added_frame_loss);
     json_builder_set_member_name(b, "added_frame_loss_from");
-    json_builder_add_string_value(b, r->added_from_later ? "later_frames" : "requests");
+    json_builder_add_string_value(b, r->added_from);
     json_member_double(b, "hops", r->hops);
     json_member_double(b, "air_s_per_block", r->air_s);
     json_member_double(b, "network_s_per_block", r->network_s);
+    json_member_double(b, "poll_s_per_block", r->poll_s);
     json_member_double(b, "turnaround_s_per_block", r->turnaround_s);
     json_member_double(b, "timeouts_s_per_block", r->timeouts_s);
     json_member_double(b, "first_timeout_s", r->timeout_s);
+    json_member_double(b, "frame_s", r->frame_s);
+    json_builder_set_member_name(b, "frame_s_from");
+    json_builder_add_string_value(b, r->frame_s_measured ? "measured" : "assumed");
+    json_member_double(b, "turnaround_s_per_byte", r->turn_s_per_byte);
+    json_builder_set_member_name(b, "turnaround_growth_from");
+    json_builder_add_string_value(b, ms_turn_source_name(r->turn_source));
     json_member_double(b, "flash_s_per_byte", r->flash_s_per_byte);
     json_builder_set_member_name(b, "predictions");
     json_builder_begin_array(b);
@@ -193,6 +205,11 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
         json_builder_add_int_value(b, 16u << szx);
         json_member_double(b, "exchange_fail", r->exchange_fail[szx]);
         json_member_double(b, "rate_Bps", r->rate_Bps[szx]);
+        json_builder_set_member_name(b, "duration_s");
+        if (r->duration_s[szx] >= 0)
+            json_builder_add_double_value(b, r->duration_s[szx]);
+        else
+            json_builder_add_null_value(b);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);

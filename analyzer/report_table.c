@@ -64,46 +64,115 @@ static void transfers(FILE *out, const ms_capture_t *c)
 
 static void time_split(FILE *out, const ms_capture_t *c)
 {
+    gboolean poll = FALSE, unseen = FALSE;
+
+    for (guint i = 0; i < c->transfers->len; i++) {
+        const meter_transfer_record_t *x = &((const ms_transfer_t *)g_ptr_array_index(c->transfers, i))->rec;
+        poll |= x->time_poll_s > 0;
+        unseen |= x->time_unseen_s > 0;
+    }
     fprintf(out, "\nWhere the time went (seconds and share of each transfer's duration; RTTl: round trip "
                  "from a request's last transmission)\n");
-    fprintf(out, "%-3s %10s %17s %17s %17s %17s %14s %9s %9s\n", "#", "duration", "air", "timeouts", "network",
-            "turn-around", "stalls", "RTTl med", "turn med");
+    fprintf(out, "%-3s %-7s %10s %17s %17s %17s %17s", "#", "seen at", "duration", "air", "timeouts", "network",
+            "turn-around");
+    if (poll)
+        fprintf(out, " %17s", "sleepy poll");
+    if (unseen)
+        fprintf(out, " %17s", "not visible");
+    fprintf(out, " %14s %9s %9s\n", "stalls", "RTTl med", "turn med");
     for (guint i = 0; i < c->transfers->len; i++) {
         const meter_transfer_record_t *x = &((const ms_transfer_t *)g_ptr_array_index(c->transfers, i))->rec;
         double d = x->duration_s;
-        char parts[4][32], stalls[32], rtt[16], turn[16];
-        const double v[4] = { x->time_air_s, x->time_timeouts_s, x->time_network_s, x->time_turnaround_s };
-        for (int k = 0; k < 4; k++)
+        char parts[6][32], stalls[32], rtt[16], turn[16];
+        const double v[6] = { x->time_air_s, x->time_timeouts_s, x->time_network_s, x->time_turnaround_s,
+                              x->time_poll_s, x->time_unseen_s };
+        for (int k = 0; k < 6; k++)
             g_snprintf(parts[k], sizeof parts[k], "%.1f (%4.1f%%)", v[k], pct(v[k], d));
         g_snprintf(stalls, sizeof stalls, "%u (%.0fs)", x->stalls, x->stalled_s);
         g_snprintf(rtt, sizeof rtt, x->rtt_last_median_s < 0 ? "-" : "%.3f", x->rtt_last_median_s);
         g_snprintf(turn, sizeof turn, x->turnaround_median_s < 0 ? "-" : "%.3f", x->turnaround_median_s);
-        fprintf(out, "%-3u %10.1f %17s %17s %17s %17s %14s %9s %9s\n", x->transfer, d, parts[0], parts[1],
-                parts[2], parts[3], stalls, rtt, turn);
+        fprintf(out, "%-3u %-7s %10.1f %17s %17s %17s %17s", x->transfer, x->vantage ? x->vantage : "-", d,
+                parts[0], parts[1], parts[2], parts[3]);
+        if (poll)
+            fprintf(out, " %17s", parts[4]);
+        if (unseen)
+            fprintf(out, " %17s", parts[5]);
+        fprintf(out, " %14s %9s %9s\n", stalls, rtt, turn);
+    }
+}
+
+/* What an incomplete transfer would still take: "1h12m more (55m00s-1h35m)". */
+static void eta(FILE *out, const ms_capture_t *c)
+{
+    gboolean header = FALSE;
+
+    for (guint i = 0; i < c->transfers->len; i++) {
+        const meter_transfer_record_t *x = &((const ms_transfer_t *)g_ptr_array_index(c->transfers, i))->rec;
+        if (x->eta_s < 0)
+            continue;
+        if (!header)
+            fprintf(out, "\nIncomplete transfers, at the rate the capture shows (90%% range):\n");
+        header = TRUE;
+        char *e = human_duration(x->eta_s), *lo = human_duration(x->eta_low_s), *hi = human_duration(x->eta_high_s);
+        fprintf(out, "  %u: %u of %" G_GINT64_FORMAT " bytes; at this rate %s more (%s-%s) after its last message\n",
+                x->transfer, x->bytes, x->size_hint, e, lo, hi);
+        g_free(e);
+        g_free(lo);
+        g_free(hi);
     }
 }
 
 static void recommendation(FILE *out, const ms_recommendation_t *r)
 {
-    char later[32] = "-";
+    char later[32] = "-", frame[96], turn[128];
 
     if (r->later_frame_loss >= 0)
         g_snprintf(later, sizeof later, "%.2f%%", 100 * r->later_frame_loss);
-    fprintf(out, "\nBlock size (docs/recommendation.md), from transfer %u at %u-byte blocks:\n", r->transfer,
-            r->block_size);
-    fprintf(out, "  measured: exchange loss %.2f%%; responses of %.1f frames, %.0f bytes besides the block;\n"
+    fprintf(out, "\nBlock size for %s (docs/recommendation.md), from transfer %u at %u-byte blocks:\n",
+            r->upload ? "uploads (Block1)" : "downloads (Block2)", r->transfer, r->block_size);
+    fprintf(out, "  measured: exchange loss %.2f%%; %s of %.1f frames, %.0f bytes besides the block;\n"
                  "            lost: requests %.2f%%, responses at their first frame %.2f%%, a later frame %s;\n"
                  "            one frame more costs %.2f%% (from %s), %.1f hop(s);\n",
-            100 * r->exchange_loss, r->response_frames, r->block_overhead, 100 * r->request_loss,
-            100 * r->first_frame_loss, later, 100 * r->added_frame_loss,
-            r->added_from_later ? "later frames" : "requests", r->hops);
-    fprintf(out, "            per block: air %.3fs, network %.3fs, turn-around %.3fs, timeouts %.3fs "
-                 "(first timeout %.2fs); assumed flash %.0f us/byte\n", r->air_s, r->network_s, r->turnaround_s,
-            r->timeouts_s, r->timeout_s, r->flash_s_per_byte * 1e6);
+            100 * r->exchange_loss, r->upload ? "requests" : "responses", r->block_frames, r->block_overhead,
+            100 * r->request_loss, 100 * r->first_frame_loss, later, 100 * r->added_frame_loss, r->added_from,
+            r->hops);
+    if (r->frame_s_measured)
+        g_snprintf(frame, sizeof frame, "%.4fs a frame more (measured across the hops)", r->frame_s);
+    else
+        g_snprintf(frame, sizeof frame, "%.4fs a frame more (assumed: one frame's time on each hop)", r->frame_s);
+    switch (r->turn_source) {
+    case MS_TURN_MEASURED:
+        g_snprintf(turn, sizeof turn, "turn-around grows %.0f us/byte (measured on %u block sizes)",
+                   r->turn_s_per_byte * 1e6, r->turn_sizes);
+        break;
+    case MS_TURN_BOUNDED:
+        g_snprintf(turn, sizeof turn, "turn-around grows at most %.0f us/byte (the measured turn-around; "
+                   "less than the assumed flash %.0f us/byte)", r->turn_s_per_byte * 1e6, r->flash_s_per_byte * 1e6);
+        break;
+    case MS_TURN_ASSUMED:
+        g_snprintf(turn, sizeof turn, "turn-around grows %.0f us/byte (assumed flash write time)",
+                   r->turn_s_per_byte * 1e6);
+        break;
+    default:
+        g_snprintf(turn, sizeof turn, "turn-around the same at every size (an upload writes nothing on the meter)");
+    }
+    fprintf(out, "            per block: air %.3fs, network %.3fs, sleepy poll %.3fs, turn-around %.3fs, "
+                 "timeouts %.3fs (first timeout %.2fs);\n            %s; %s\n", r->air_s, r->network_s, r->poll_s,
+            r->turnaround_s, r->timeouts_s, r->timeout_s, frame, turn);
     fprintf(out, "  predicted:");
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++)
         fprintf(out, "  SZX %u (%u B) %.0f B/s", szx, 16u << szx, r->rate_Bps[szx]);
-    fprintf(out, "\n  recommended: SZX %u (%u-byte blocks)\n", r->best_szx, 16u << r->best_szx);
+    fprintf(out, "\n");
+    if (r->size_bytes >= 0) {
+        fprintf(out, "  the %.0f bytes would take:", r->size_bytes);
+        for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
+            char *d = r->duration_s[szx] >= 0 ? human_duration(r->duration_s[szx]) : g_strdup("never");
+            fprintf(out, "  SZX %u %s", szx, d);
+            g_free(d);
+        }
+        fprintf(out, "\n");
+    }
+    fprintf(out, "  recommended: SZX %u (%u-byte blocks)\n", r->best_szx, 16u << r->best_szx);
 }
 
 typedef struct {
@@ -197,6 +266,7 @@ void ms_report_table(FILE *out, ms_analysis_t *a, guint n)
         timestamps(out, &c->counts);
         transfers(out, c);
         time_split(out, c);
+        eta(out, c);
         if (a[i].has_recommendation)
             recommendation(out, &a[i].recommendation);
     }

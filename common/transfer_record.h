@@ -97,6 +97,8 @@
       "median time a clean exchange's request took across every hop, poll waits excluded; empty if none") \
     X(response_span_s, DBL, OPT, "the same for its response") \
     X(fragn_data_max, U32, REQ, "the most data a FRAGN frame of the transfer carried: a fragment's room; 0 if none") \
+    X(frag1_block_bytes, DBL, OPT, \
+      "median bytes of the block a FRAG1 of the block's direction carried; empty if none was fragmented") \
     X(eta_s, DBL, OPT, "incomplete, size known: seconds more at the rate the capture shows; else empty") \
     X(eta_low_s, DBL, OPT, "its 90% range: low end") \
     X(eta_high_s, DBL, OPT, "its 90% range: high end")

@@ -991,8 +991,8 @@ static gint64 covered(const GArray *runs, guint *cursor, gint64 from, gint64 to)
 }
 
 /* Splits [start, end] by the marks, then moves out of whatever part it fell
- * in the time the transfer's frames were on the air, then the time a
- * sleepy device's poll kept a datagram waiting. At the gateway
+ * in the time the transfer's frames were on the air, then out of the
+ * network part the time a sleepy device's poll kept a datagram waiting. At the gateway
  * (unseen_after_us >= 0) a turn-around longer than that is mostly the
  * meter waiting for timeouts of transmissions the capture never saw: the
  * excess over the median turn-around is unseen. */
@@ -1012,7 +1012,9 @@ static void split_time(meter_transfer_record_t *s, GArray *marks, wmem_array_t *
         if (to <= from)
             continue;
         gint64 busy = covered(runs, &ra, from, to);
-        gint64 poll = covered(poll_runs, &rp, from, to) - covered(both, &rb, from, to);
+        /* Only while the answer is on its way: in a timeout or a turn-around
+         * the meter waits for its timer or writes, whatever a parent holds. */
+        gint64 poll = m->what != SPLIT_NETWORK ? 0 : covered(poll_runs, &rp, from, to) - covered(both, &rb, from, to);
         gint64 rest = to - from - busy - poll;
         if (m->what == SPLIT_TURNAROUND && unseen_after_us >= 0 && rest > unseen_after_us) {
             unseen += rest - median_turn_us;
@@ -1409,6 +1411,7 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
     wmem_map_t *air_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *copies_by_msg = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *polls_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
+    wmem_map_t *frag1_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++)
         record_start(t, *(ota_transfer_t **)wmem_array_index(t->xfer_list, i));
     /* Datagram copies, each tied to its message's transfer. */
@@ -1464,6 +1467,15 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
                 if (c->frags[k].offset)
                     s->fragn_data_max = MAX(s->fragn_data_max, c->frags[k].len);
         }
+        /* How much of its block a FRAG1 carries: its uncompressed span less
+         * the datagram's bytes that are not the block. */
+        const ota_msg_t *carrier = c->msg;     /* only a block's carrier has a length */
+        if (!lost && c->fragmented && carrier->len && c->size > carrier->len && is_request == carrier->is_request)
+            for (guint k = 0; k < c->n_frags; k++)
+                if (c->frags[k].offset == 0 && c->frags[k].len > c->size - carrier->len) {
+                    gint64 d1 = c->frags[k].len - (c->size - carrier->len);
+                    append_to(tmp, frag1_by_xfer, c->msg->xfer, &d1);
+                }
     }
     /* Poll waits, once every copy has its message. */
     for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
@@ -1493,6 +1505,8 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         }
         finalize_transfer(t, x, (wmem_array_t *)wmem_map_lookup(air_by_xfer, x),
                           (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), copies_by_msg, stall_s);
+        wmem_array_t *d1 = (wmem_array_t *)wmem_map_lookup(frag1_by_xfer, x);
+        x->rec.frag1_block_bytes = d1 ? floor(quantile_s(d1, 0.5) * 1e6 + 0.5) : -1;
     }
     wmem_destroy_allocator(tmp);
     t->dirty = FALSE;
