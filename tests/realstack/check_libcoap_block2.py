@@ -285,11 +285,11 @@ def compare(side, t, n, nl, spread, image_size, block_size):
     def num(v):
         return "%.6f" % v if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
 
-    def near(col, want, tol, want_log=None, tol_log=None):
+    def near(col, want, tol, want_log=None, tol_log=None, clock="capture stamps"):
         got = t.get(col)
         ok = isinstance(got, (int, float)) and abs(got - want) <= tol
-        line = "  %-5s %-8s %-24s meterscope %-10s log %s +- %s (capture stamps)" % ("ok" if ok else "FAIL", side, col, num(got),
-                                                                    num(want), num(tol))
+        line = "  %-5s %-8s %-24s meterscope %-10s log %s +- %s (%s)" % (
+            "ok" if ok else "FAIL", side, col, num(got), num(want), num(tol), clock)
         if want_log is not None:
             ok_log = isinstance(got, (int, float)) and abs(got - want_log) <= tol_log
             ok = ok and ok_log
@@ -331,7 +331,8 @@ def compare(side, t, n, nl, spread, image_size, block_size):
         # reached the capture). Each such stretch exceeds the median one by
         # that wait, give or take the jitter of two relay delays (4-6 ms
         # each: up to 4 ms) and of the client's own time: 5 ms per drop.
-        near("time_unseen_s", n["explained"], 0.005 * n["dropped_first"] + tol_log)
+        near("time_unseen_s", n["explained"], 0.005 * n["dropped_first"] + tol_log,
+             clock="relay clock: the client's waits after %d dropped requests" % n["dropped_first"])
     parts = [t.get(p) for p in PARTS]
     if all(isinstance(p, (int, float)) for p in parts) and isinstance(t.get("duration_s"), (int, float)):
         ok = abs(sum(parts) - t["duration_s"]) <= 6e-6

@@ -42,8 +42,14 @@ done
 
 RUNS=${REALSTACK_RUNS:-b64-loss b512-loss b512-slow}
 DONE=""
-NS_C=rs$$c
-NS_S=rs$$s
+# Namespaces are named after this shell's pid; those of a run that was
+# killed (no trap runs on KILL, as on a ctest timeout) go first.
+for ns in $(ip netns list 2>/dev/null | sed -n 's/^\(msrs[0-9]*[cs]\)\b.*/\1/p'); do
+    pid=${ns#msrs}; pid=${pid%?}
+    kill -0 "$pid" 2>/dev/null || ip netns del "$ns" 2>/dev/null
+done
+NS_C=msrs$$c
+NS_S=msrs$$s
 WORK=$(mktemp -d /tmp/meterscope-realstack.XXXXXX) || fail "mktemp"
 PIDS=""
 cleanup() {
@@ -100,12 +106,14 @@ stop() {
 ip netns add "$NS_C" || fail "ip netns add (are network namespaces available here?)"
 ip netns add "$NS_S" || fail "ip netns add"
 ip link add "${NS_C}v" netns "$NS_C" type veth peer name "${NS_S}v" netns "$NS_S" || fail "veth pair"
-ip -n "$NS_C" link set lo up && ip -n "$NS_S" link set lo up &&
-ip -n "$NS_C" addr add fd6d:5300::1/64 dev "${NS_C}v" nodad &&
-ip -n "$NS_S" addr add fd6d:5300::2/64 dev "${NS_S}v" nodad &&
-ip -n "$NS_S" addr add fd6d:5301::10/128 dev lo nodad &&
-ip -n "$NS_S" addr add fd6d:5301::11/128 dev lo nodad &&
-ip -n "$NS_C" link set "${NS_C}v" up && ip -n "$NS_S" link set "${NS_S}v" up || fail "addresses"
+if ! { ip -n "$NS_C" link set lo up && ip -n "$NS_S" link set lo up &&
+        ip -n "$NS_C" addr add fd6d:5300::1/64 dev "${NS_C}v" nodad &&
+        ip -n "$NS_S" addr add fd6d:5300::2/64 dev "${NS_S}v" nodad &&
+        ip -n "$NS_S" addr add fd6d:5301::10/128 dev lo nodad &&
+        ip -n "$NS_S" addr add fd6d:5301::11/128 dev lo nodad &&
+        ip -n "$NS_C" link set "${NS_C}v" up && ip -n "$NS_S" link set "${NS_S}v" up; }; then
+    fail "addresses"
+fi
 
 # The image: 3000 deterministic bytes (not a multiple of either block size).
 python3 -c 'import hashlib,sys; b=b"".join(hashlib.sha256(b"meterscope realstack %d" % i).digest() for i in range(94)); sys.stdout.buffer.write(b[:3000])' \
@@ -143,9 +151,13 @@ run() {
     wait_for 10 "the gateway capture to start" has_header "$WORK/$name-gateway.pcap"
     wait_for 10 "the relay" test -f "$WORK/$name.ready"
     start=$(date +%s%N)
+    # In the background and waited for, so that INT and TERM are handled at once.
     ip netns exec "$NS_C" timeout 55 coap-client-notls -m get -b "$2" -B 45 -o "$WORK/$name.bin" \
-        'coap://[fd6d:5300::2]/image' > "$WORK/$name-client.out" 2> "$WORK/$name-client.err" ||
-        fail "$name: coap-client exited $?"
+        'coap://[fd6d:5300::2]/image' > "$WORK/$name-client.out" 2> "$WORK/$name-client.err" &
+    client=$!; PIDS="$PIDS $client"
+    wait "$client"; crc=$?
+    PIDS=$(echo "$PIDS" | sed "s/\b$client\b//")
+    [ $crc = 0 ] || fail "$name: coap-client exited $crc"
     echo "$name: coap-client took $(( ($(date +%s%N) - start) / 1000000 )) ms"
     cmp -s "$WORK/image.bin" "$WORK/$name.bin" || fail "$name: the downloaded image differs from the one PUT"
     # The relay first (it logs what it still holds), then the captures.
