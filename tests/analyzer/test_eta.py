@@ -7,9 +7,10 @@ download's duration as the truth gives it. In each cut capture the download is
 incomplete and its size known (the announcement of the config fetch, Size2,
 the image header), so it has an ETA counted from its last activity: the true
 remaining time, the truth's last_response_us less that last activity, should
-lie in [eta_low_s, eta_high_s] for most cuts. The range is a 90% one under the
-contract's assumption that the blocks still to come take times drawn like the
-blocks seen so far, independently; bursty loss, re-requests and pauses make
+lie in [eta_low_s, eta_high_s] for most cuts. The range is a 90% one (1.645
+standard deviations either side of a normal sum leave 5% out on each) under
+the contract's assumption that the blocks still to come take times drawn like
+the blocks seen so far, independently; bursty loss, re-requests and pauses make
 neighbouring blocks alike and some stretches slow, and a cut late in the
 download leaves few blocks, whose sum a normal range fits worst. So the test
 asks for 75% of the cuts, not 90% (were the range right 90% of the time
