@@ -32,9 +32,9 @@ class Analyser:
         os.chmod(dst, 0o644)
         return dst
 
-    def run(self, args, plugin=True):
+    def run(self, args, plugin=True, timeout=None):
         cmd = [AS_USER, "HOME=" + self.home, self.exe] + (["--plugin", self.plugin] if plugin else []) + args
-        return subprocess.run(cmd, capture_output=True, text=True, cwd=self.tmp)
+        return subprocess.run(cmd, capture_output=True, text=True, cwd=self.tmp, timeout=timeout)
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
