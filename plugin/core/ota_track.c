@@ -1317,6 +1317,19 @@ static gboolean exchange_lost(const ota_track_t *t, const ota_msg_t *req)
     return FALSE;
 }
 
+/* From a request's first round to the first copy of its first answer. */
+static gint64 first_answer_delay(const ota_msg_t *req)
+{
+    gint64 first = G_MAXINT64;
+
+    for (guint i = 0; i < wmem_array_get_count(req->responses); i++) {
+        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(req->responses, i);
+        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++)
+            first = MIN(first, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us);
+    }
+    return first == G_MAXINT64 ? G_MAXINT64 / 2 : first - msg_first_us(req);
+}
+
 /* Spurious retransmissions (RFC 7252 timers against a slow path): when
  * nothing of the exchange was lost on air, each transmission of the request
  * gets its own answer, so a retransmission sent while fewer answers than
@@ -1324,21 +1337,54 @@ static gboolean exchange_lost(const ota_track_t *t, const ota_msg_t *req)
  * not lost. Its cause as first read may have taken an answer still on its
  * way (fragments in flight) for a lost one. Redone at every finalize (the
  * late answers come later). */
-static void mark_spurious(ota_track_t *t, ota_msg_t *req)
+static void mark_spurious(ota_track_t *t, ota_msg_t *req, gint64 late_delay_us)
 {
     guint nr = wmem_array_get_count(req->rounds);
     if (nr < 2 || exchange_lost(t, req))
         return;
     guint na = answers_before(req, G_MAXINT64);
+    /* Without a radio the capture sees no loss: fewer answers than rounds
+     * may be a loss beyond the capture as well as a late answer. It is a
+     * late one only when it came as long after the first round as the
+     * transfer's answers that were all late (every round answered). */
+    gboolean known = req->xfer->on_radio || na >= nr ||
+                     (late_delay_us > 0 && llabs(first_answer_delay(req) - late_delay_us) <= late_delay_us / 4);
 
     for (guint k = 1; k < nr; k++) {
         ota_round_t *rd = (ota_round_t *)wmem_array_index(req->rounds, k);
         if (!rd->result)
             continue;
         /* Round k needs k answers; fewer had come by the time it was sent. */
-        gboolean late = k <= na && answers_before(req, rd->first_us + 1) < k;
+        gboolean late = known && k <= na && answers_before(req, rd->first_us + 1) < k;
         rd->result->cause = late ? OTA_CAUSE_SPURIOUS : OTA_CAUSE_NOTHING_VISIBLE;
     }
+}
+
+/* Off the radio: how long after their first round the answers came of the
+ * transfer's requests whose every round was answered, the first answer
+ * after the second round (all late): their median, -1 if none. */
+static gint64 late_answer_delay(const ota_transfer_t *x)
+{
+    GArray *d = g_array_new(FALSE, FALSE, sizeof(gint64));
+    gint64 median = -1;
+
+    for (guint i = 0; !x->on_radio && i < wmem_array_get_count(x->msgs); i++) {
+        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
+        guint nr = o->is_request ? wmem_array_get_count(o->rounds) : 0;
+        if (nr < 2 || answers_before(o, G_MAXINT64) < nr)
+            continue;
+        const ota_round_t *r1 = (const ota_round_t *)wmem_array_index(o->rounds, 1);
+        if (answers_before(o, r1->first_us + 1) == 0) {
+            gint64 v = first_answer_delay(o);
+            g_array_append_val(d, v);
+        }
+    }
+    if (d->len) {
+        g_array_sort(d, cmp_i64);
+        median = g_array_index(d, gint64, (d->len - 1) / 2);
+    }
+    g_array_free(d, TRUE);
+    return median;
 }
 
 /* Appends an element to the wmem_array a map keeps for key (made on first use). */
@@ -1498,10 +1544,11 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
     }
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
         ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+        gint64 late_delay = late_answer_delay(x);
         for (guint k = 0; k < wmem_array_get_count(x->msgs); k++) {
             ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, k);
             if (o->is_request)
-                mark_spurious(t, o);
+                mark_spurious(t, o, late_delay);
         }
         finalize_transfer(t, x, (wmem_array_t *)wmem_map_lookup(air_by_xfer, x),
                           (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), copies_by_msg, stall_s);
