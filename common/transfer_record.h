@@ -65,10 +65,13 @@
     X(turnaround_p95_s, DBL, OPT, "its 95th percentile; empty when none") \
     X(first_frame, U32, REQ, "the first frame number, for Wireshark's Go to packet") \
     X(last_frame, U32, REQ, "the last frame number") \
-    X(time_air_s, DBL, REQ, "where the time went: on the air (the four `time_*` add up to `duration_s`)") \
+    X(time_air_s, DBL, REQ, "where the time went: on the air (the six `time_*` add up to `duration_s`)") \
     X(time_timeouts_s, DBL, REQ, "waiting for CoAP timeouts") \
     X(time_network_s, DBL, REQ, "the network's round trips") \
     X(time_turnaround_s, DBL, REQ, "the meter's turn-around") \
+    X(time_poll_s, DBL, REQ, "waiting for a sleepy device's poll (added within version 2)") \
+    X(time_unseen_s, DBL, REQ, \
+      "not visible from this capture: timeouts inferred at the gateway (added within version 2)") \
     X(stalls, U32, REQ, "silences longer than `--stall` (default 10 s)") \
     X(stalled_s, DBL, REQ, "their total length") \
     X(datagram_copies, U32, REQ, "the loss model's inputs: every datagram copy of the transfer, every hop") \
@@ -86,7 +89,17 @@
     X(response_bytes_complete, U32, REQ, "their PSDU bytes (FCS included): the block's overhead on air") \
     X(response_first_lost, U32, REQ, \
       "lost response copies lost at their first frame ([ota-sessions.md](ota-sessions.md))") \
-    X(response_later_frames, U32, REQ, "the frames after the first that response copies sent")
+    X(response_later_frames, U32, REQ, "the frames after the first that response copies sent") \
+    X(vantage, STR, REQ, \
+      "where the capture was taken: `radio`, or on IP next to the `meter` or the `gateway` (added within version 2)") \
+    X(request_bytes_complete, U32, REQ, "PSDU bytes of the complete request copies (added within version 2)") \
+    X(request_span_s, DBL, OPT, \
+      "median time a clean exchange's request took across every hop, poll waits excluded; empty if none") \
+    X(response_span_s, DBL, OPT, "the same for its response") \
+    X(fragn_data_max, U32, REQ, "the most data a FRAGN frame of the transfer carried: a fragment's room; 0 if none") \
+    X(eta_s, DBL, OPT, "incomplete, size known: seconds more at the rate the capture shows; else empty") \
+    X(eta_low_s, DBL, OPT, "its 90% range: low end") \
+    X(eta_high_s, DBL, OPT, "its 90% range: high end")
 
 /* A point of a transfer's progress, for plots. */
 #define METER_PROGRESS_COLUMNS(X) \

@@ -92,6 +92,7 @@ static inline gboolean meter_coap_same_identity(const meter_coap_identity_t *a, 
     return a->block_offset == b->block_offset && a->tkl == b->tkl && memcmp(a->token, b->token, a->tkl) == 0;
 }
 
+#define COAP_ACK_TIMEOUT_US       G_GINT64_CONSTANT(2000000)
 #define COAP_EXCHANGE_LIFETIME_US G_GINT64_CONSTANT(247000000)
 #define COAP_NON_LIFETIME_US      G_GINT64_CONSTANT(145000000)
 static inline gboolean meter_coap_mid_in_use(guint8 type, gint64 first_us, gint64 now_us)

@@ -54,6 +54,7 @@ struct ota_track {
     wmem_map_t   *xfers;           /* id -> ota_transfer_t* */
     guint32       next_copy_id;
     wmem_array_t *air;             /* ota_air_t, every frame of a copy and its ACKs */
+    wmem_map_t   *polls;           /* ota_addr_t -> wmem_array of gint64: a sleepy node's Data Requests' starts */
     gboolean      acks_seen;
     ota_time_base_t time_base;
     gboolean      dirty;
@@ -113,6 +114,7 @@ ota_track_t *ota_track_new(wmem_allocator_t *scope)
     t->xfer_list = wmem_array_new(scope, sizeof(ota_transfer_t *));
     t->xfers = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     t->air = wmem_array_new(scope, sizeof(ota_air_t));
+    t->polls = wmem_map_new(scope, g_int64_hash, g_int64_equal);
     return t;
 }
 
@@ -160,6 +162,26 @@ static gint64 frame_end_us(const ota_track_t *t, gint64 raw_us, guint32 air_us)
     return t->time_base.kind == OTA_STAMP_START ? raw_us + air_us : raw_us;
 }
 
+/* Data Requests in the order they came (stamps may step back a little:
+ * kept sorted for the binary search). */
+static void note_poll(ota_track_t *t, ota_addr_t child, gint64 start_us)
+{
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->polls, &child);
+    guint n;
+
+    if (!list) {
+        list = wmem_array_new(t->scope, sizeof(gint64));
+        wmem_map_insert(t->polls, key64(t->scope, child), list);
+    }
+    wmem_array_append_one(list, start_us);
+    n = wmem_array_get_count(list);
+    for (gint64 *v = (gint64 *)wmem_array_get_raw(list); n > 1 && v[n - 2] > v[n - 1]; n--) {
+        gint64 tmp = v[n - 2];
+        v[n - 2] = v[n - 1];
+        v[n - 1] = tmp;
+    }
+}
+
 ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
 {
     ota_frame_t *f = wmem_new0(t->scope, ota_frame_t);
@@ -200,6 +222,8 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
         }
         return f;
     }
+    if (in->data_request && in->src)
+        note_poll(t, in->src, f->ts_us - in->air_us);
     if (in->ack_request && in->src) {
         /* One slot per sender, updated in place. */
         ota_frame_t **slot = (ota_frame_t **)wmem_map_lookup(t->last_by_src, &in->src);
@@ -287,6 +311,7 @@ static ota_copy_t *new_copy(ota_track_t *t, ota_frame_t *f, const lowpan_view_t 
     c->fragmented = lv->is_frag;
     c->first_frame = f->frame;
     c->first_us = f->ts_us;
+    c->first_start_us = f->ts_us - f->air_us;
     wmem_array_append_one(t->copy_list, c);
     if (key)
         wmem_map_insert(t->copies, key, c);
@@ -622,7 +647,8 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         round->last_frame = frame;
         round->last_us = ts_us;
     } else {
-        ota_round_t nr = { frame, frame, ts_us, ts_us, { link }, 1, FALSE, r };
+        ota_round_t nr = { frame, frame, ts_us, ts_us, { link }, 1, r,
+                           f && f->copy ? MIN(f->copy->first_start_us, ts_us) : ts_us };
         if (n_rounds) {
             ota_round_t *prev = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
             /* A request sent again; a response sent again is a duplicate
@@ -639,6 +665,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         f->copy->msg_is_guess = FALSE;
     }
 
+    x->on_radio |= f && f->air_us;
     /* Transfer-level timing and progress, as known at this frame. */
     if (x->first_us < 0 && msg->is_request) {
         x->first_us = ts_us;
@@ -890,63 +917,134 @@ static void push_mark(GArray *marks, gint64 at, int what)
     g_array_append_val(marks, m);
 }
 
-static int cmp_air_start(const void *a, const void *b)
+static int cmp_span_start(const void *a, const void *b)
 {
-    const ota_air_t *x = (const ota_air_t *)a, *y = (const ota_air_t *)b;
-    gint64 p = x->end_us - x->dur_us, q = y->end_us - y->dur_us;
-    return p < q ? -1 : p > q;
+    const gint64 *x = (const gint64 *)a, *y = (const gint64 *)b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* The union of the frames' air intervals as sorted, disjoint runs
- * (gint64 pairs); frames of two hops may overlap in time. */
-static GArray *air_runs(wmem_array_t *air)
+/* Spans (gint64 pairs, any order, may overlap) as sorted, disjoint runs. */
+static GArray *merge_spans(gint64 *spans, guint n)
 {
     GArray *runs = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
-    guint na = air ? wmem_array_get_count(air) : 0;
-    ota_air_t *frames = na ? (ota_air_t *)wmem_array_get_raw(air) : NULL;
 
-    if (na)
-        qsort(frames, na, sizeof(ota_air_t), cmp_air_start);
-    for (guint i = 0; i < na; i++) {
-        gint64 run[2] = { frames[i].end_us - frames[i].dur_us, frames[i].end_us };
+    if (n)
+        qsort(spans, n, 2 * sizeof(gint64), cmp_span_start);
+    for (guint i = 0; i < n; i++) {
         gint64 *last = runs->len ? &g_array_index(runs, gint64, 2 * (runs->len - 1)) : NULL;
-        if (last && run[0] <= last[1])
-            last[1] = MAX(last[1], run[1]);
+        if (spans[2 * i + 1] <= spans[2 * i])
+            continue;
+        if (last && spans[2 * i] <= last[1])
+            last[1] = MAX(last[1], spans[2 * i + 1]);
         else
-            g_array_append_val(runs, run);
+            g_array_append_vals(runs, &spans[2 * i], 1);
     }
     return runs;
 }
 
-/* Splits [start, end] by the marks, then moves the time the transfer's
- * frames were on the air out of whatever it fell in. */
-static void split_time(meter_transfer_record_t *s, GArray *marks, wmem_array_t *air, gint64 start, gint64 end)
+/* The union of the frames' air intervals; frames of two hops may overlap. */
+static GArray *air_runs(wmem_array_t *air)
 {
-    gint64 part[SPLIT_N] = { 0 }, on_air = 0;
+    guint na = air ? wmem_array_get_count(air) : 0;
+    gint64 *spans = g_new(gint64, 2 * (gsize)na + 1);
+
+    for (guint i = 0; i < na; i++) {
+        const ota_air_t *a = (const ota_air_t *)wmem_array_index(air, i);
+        spans[2 * i] = a->end_us - a->dur_us;
+        spans[2 * i + 1] = a->end_us;
+    }
+    GArray *runs = merge_spans(spans, na);
+    g_free(spans);
+    return runs;
+}
+
+/* Where two sets of runs overlap, as runs. */
+static GArray *intersect_runs(const GArray *a, const GArray *b)
+{
+    GArray *out = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
+
+    for (guint i = 0, j = 0; i < a->len && j < b->len;) {
+        const gint64 *x = &g_array_index(a, gint64, 2 * i), *y = &g_array_index(b, gint64, 2 * j);
+        gint64 run[2] = { MAX(x[0], y[0]), MIN(x[1], y[1]) };
+        if (run[1] > run[0])
+            g_array_append_val(out, run);
+        if (x[1] < y[1])
+            i++;
+        else
+            j++;
+    }
+    return out;
+}
+
+/* Microseconds of [from, to) that the runs cover; *cursor skips the runs
+ * that end before from (segments come in time order). */
+static gint64 covered(const GArray *runs, guint *cursor, gint64 from, gint64 to)
+{
+    gint64 busy = 0;
+
+    while (*cursor < runs->len && g_array_index(runs, gint64, 2 * *cursor + 1) <= from)
+        (*cursor)++;
+    /* A run may go on into the next segment. */
+    for (guint k = *cursor; k < runs->len && g_array_index(runs, gint64, 2 * k) < to; k++)
+        busy += MIN(g_array_index(runs, gint64, 2 * k + 1), to) - MAX(g_array_index(runs, gint64, 2 * k), from);
+    return busy;
+}
+
+/* Splits [start, end] by the marks, then moves out of whatever part it fell
+ * in the time the transfer's frames were on the air, then the time a
+ * sleepy device's poll kept a datagram waiting. At the gateway
+ * (unseen_after_us >= 0) a turn-around longer than that is mostly the
+ * meter waiting for timeouts of transmissions the capture never saw: the
+ * excess over the median turn-around is unseen. */
+static void split_time(meter_transfer_record_t *s, GArray *marks, wmem_array_t *air, const GArray *poll_runs,
+                       gint64 start, gint64 end, gint64 median_turn_us, gint64 unseen_after_us)
+{
+    gint64 part[SPLIT_N] = { 0 }, on_air = 0, waiting = 0, unseen = 0;
     GArray *runs = air_runs(air);
-    guint r = 0;
+    GArray *both = intersect_runs(runs, poll_runs);
+    guint ra = 0, rp = 0, rb = 0;
 
     for (guint i = 0; i < marks->len; i++) {
         const split_mark_t *m = &g_array_index(marks, split_mark_t, i);
         gint64 from = MAX(m->at, start);
         gint64 to = MIN(i + 1 < marks->len ? g_array_index(marks, split_mark_t, i + 1).at : end, end);
-        gint64 busy = 0;
 
         if (to <= from)
             continue;
-        while (r < runs->len && g_array_index(runs, gint64, 2 * r + 1) <= from)
-            r++;
-        /* Runs overlapping [from, to); a run may go on into the next segment. */
-        for (guint k = r; k < runs->len && g_array_index(runs, gint64, 2 * k) < to; k++)
-            busy += MIN(g_array_index(runs, gint64, 2 * k + 1), to) - MAX(g_array_index(runs, gint64, 2 * k), from);
-        part[m->what] += to - from - busy;
+        gint64 busy = covered(runs, &ra, from, to);
+        gint64 poll = covered(poll_runs, &rp, from, to) - covered(both, &rb, from, to);
+        gint64 rest = to - from - busy - poll;
+        if (m->what == SPLIT_TURNAROUND && unseen_after_us >= 0 && rest > unseen_after_us) {
+            unseen += rest - median_turn_us;
+            rest = median_turn_us;
+        }
+        part[m->what] += rest;
         on_air += busy;
+        waiting += poll;
     }
     g_array_free(runs, TRUE);
+    g_array_free(both, TRUE);
     s->time_air_s = on_air / 1e6;
     s->time_timeouts_s = part[SPLIT_TIMEOUTS] / 1e6;
     s->time_network_s = part[SPLIT_NETWORK] / 1e6;
     s->time_turnaround_s = part[SPLIT_TURNAROUND] / 1e6;
+    s->time_poll_s = waiting / 1e6;
+    s->time_unseen_s = unseen / 1e6;
+}
+
+/* Microseconds of [from, to] the runs cover, for spans in any order. */
+static gint64 runs_cover(const GArray *runs, gint64 from, gint64 to)
+{
+    guint lo = 0, hi = runs->len;
+
+    while (lo < hi) {     /* the first run that ends after from */
+        guint mid = lo + (hi - lo) / 2;
+        if (g_array_index(runs, gint64, 2 * mid + 1) <= from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return covered(runs, &lo, from, to);
 }
 
 static void count_stalls(meter_transfer_record_t *s, const ota_transfer_t *x, double stall_s, gint64 end)
@@ -984,12 +1082,65 @@ static void record_start(ota_track_t *t, ota_transfer_t *x)
     r->size_hint = x->size_hint;
 }
 
-static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall_s)
+static gboolean copies_lost(const ota_track_t *t, wmem_map_t *copies_by_msg, const ota_msg_t *msg)
+{
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(copies_by_msg, msg);
+
+    for (guint i = 0; list && i < wmem_array_get_count(list); i++)
+        if (copy_lost(t, *(ota_copy_t **)wmem_array_index(list, i), G_MAXINT64))
+            return TRUE;
+    return FALSE;
+}
+
+/* A round's time across every hop, from its first copy's first frame to
+ * its last copy, less the time a poll kept it waiting. */
+static gint64 round_span(const ota_round_t *rd, const GArray *poll_runs)
+{
+    return rd->last_us - rd->start_us - runs_cover(poll_runs, rd->start_us, rd->last_us);
+}
+
+/* How much longer an incomplete transfer of known size would take at the
+ * pace of its blocks so far: the times between blocks taken (the first
+ * from the first request) are a sample of the blocks still to come, whose
+ * sum has the sample's mean times n; its 90% range counts the spread of
+ * n blocks and the uncertainty of the mean measured on N. */
+static void estimate_eta(meter_transfer_record_t *s, wmem_array_t *taken_us)
+{
+    guint N = wmem_array_get_count(taken_us);
+    gint64 left = s->size_hint - s->bytes;
+
+    s->eta_s = s->eta_low_s = s->eta_high_s = -1;
+    if (s->complete || s->size_hint < 0 || left <= 0 || !N || !s->block_size)
+        return;
+    qsort(wmem_array_get_raw(taken_us), N, sizeof(gint64), cmp_i64);
+    double sum = 0, sq = 0, prev = s->first_request_us;
+    for (guint i = 0; i < N; i++) {
+        double at = *(gint64 *)wmem_array_index(taken_us, i), d = (at - prev) / 1e6;
+        sum += d;
+        sq += d * d;
+        prev = at;
+    }
+    double mean = sum / N;
+    double sd = N > 1 ? sqrt(MAX(0.0, (sq - N * mean * mean) / (N - 1))) : mean;
+    double n = ceil((double)left / s->block_size);
+    s->eta_s = n * mean;
+    double half = 1.645 * sqrt(n * sd * sd + n * n * sd * sd / N);
+    s->eta_low_s = MAX(0.0, s->eta_s - half);
+    s->eta_high_s = s->eta_s + half;
+}
+
+static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_array_t *air, wmem_array_t *polls,
+                              wmem_map_t *copies_by_msg, double stall_s)
 {
     meter_transfer_record_t *s = &x->rec;
     wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
     wmem_array_t *rf = wmem_array_new(tmp, sizeof(gint64)), *rl = wmem_array_new(tmp, sizeof(gint64));
     wmem_array_t *ta = wmem_array_new(tmp, sizeof(gint64));
+    wmem_array_t *req_spans = wmem_array_new(tmp, sizeof(gint64)), *resp_spans = wmem_array_new(tmp, sizeof(gint64));
+    wmem_array_t *taken = wmem_array_new(tmp, sizeof(gint64));
+    wmem_map_t *taken_at = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
+    guint np = polls ? wmem_array_get_count(polls) : 0;
+    GArray *poll_runs = merge_spans(np ? (gint64 *)wmem_array_get_raw(polls) : NULL, np);
     wmem_map_t *offsets = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *requested = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     GArray *marks = g_array_new(FALSE, FALSE, sizeof(split_mark_t));
@@ -1064,6 +1215,20 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
         gint64 d1 = acc->last_us - r0->first_us, d2 = acc->last_us - answered->first_us;
         wmem_array_append_one(rf, d1);
         wmem_array_append_one(rl, d2);
+        /* A clean exchange (one round each way, nothing lost) times a
+         * request's and a response's way across the hops. */
+        if (nr == 1 && wmem_array_get_count(resp->rounds) == 1 && !copies_lost(t, copies_by_msg, o) &&
+            !copies_lost(t, copies_by_msg, resp)) {
+            gint64 q = round_span(rn, poll_runs), p = round_span(acc, poll_runs);
+            wmem_array_append_one(req_spans, q);
+            wmem_array_append_one(resp_spans, p);
+        }
+        const ota_msg_t *blk = x->upload ? o : resp;
+        if (coap_code_is_success(resp->code) && blk->has_block && blk->len &&
+            !wmem_map_contains(taken_at, GUINT_TO_POINTER(blk->offset + 1))) {
+            wmem_map_insert(taken_at, GUINT_TO_POINTER(blk->offset + 1), NULL);
+            wmem_array_append_one(taken, acc->last_us);
+        }
         gboolean final = coap_code_is_success(resp->code) &&
                          (x->upload ? !o->more : (!resp->has_block || !resp->more));
         if (final && !s->complete) {
@@ -1090,11 +1255,23 @@ static void finalize_transfer(ota_transfer_t *x, wmem_array_t *air, double stall
     s->rtt_last_p95_s = quantile_s(rl, 0.95);
     s->turnaround_median_s = quantile_s(ta, 0.5);
     s->turnaround_p95_s = quantile_s(ta, 0.95);
+    s->request_span_s = quantile_s(req_spans, 0.5);
+    s->response_span_s = quantile_s(resp_spans, 0.5);
+    /* On IP, the side the capture was taken on shows in which wait is
+     * long: next to the meter a round trip, at the gateway the meter's
+     * turn-around with the whole path behind it. */
+    s->vantage = x->on_radio ? "radio"
+                 : s->rtt_last_median_s >= 0 && s->turnaround_median_s >= 0 &&
+                           s->rtt_last_median_s < s->turnaround_median_s ? "gateway" : "meter";
     if (s->first_request_us >= 0 && end > s->first_request_us) {
-        split_time(s, marks, air, s->first_request_us, end);
+        gint64 median_turn = s->turnaround_median_s >= 0 ? (gint64)(s->turnaround_median_s * 1e6 + 0.5) : 0;
+        gint64 unseen_after = strcmp(s->vantage, "gateway") == 0 ? median_turn + COAP_ACK_TIMEOUT_US : -1;
+        split_time(s, marks, air, poll_runs, s->first_request_us, end, median_turn, unseen_after);
         count_stalls(s, x, stall_s, end);
     }
+    estimate_eta(s, taken);
     g_array_free(marks, TRUE);
+    g_array_free(poll_runs, TRUE);
     wmem_destroy_allocator(tmp);
 }
 
@@ -1162,12 +1339,76 @@ static void mark_spurious(ota_track_t *t, ota_msg_t *req)
     }
 }
 
+/* Appends an element to the wmem_array a map keeps for key (made on first use). */
+static void append_to_sized(wmem_allocator_t *tmp, wmem_map_t *map, const void *key, const void *elem, gsize size)
+{
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(map, key);
+
+    if (!list) {
+        list = wmem_array_new(tmp, size);
+        wmem_map_insert(map, key, list);
+    }
+    wmem_array_append(list, elem, 1);
+}
+#define append_to(tmp, map, key, elem) append_to_sized(tmp, map, key, elem, sizeof(*(elem)))
+
+/* A sleepy node's datagram copy waits at its parent for the node's poll:
+ * from when the parent had the copy's first fragment to the Data Request
+ * after which the parent sent it. The parent had it at the end of the
+ * previous hop's copy's first frame; where no previous hop is on the air
+ * (the parent got it from elsewhere), somewhere after the latest event
+ * that bounds it, the node's poll before or the request answered: taken
+ * as the midpoint (docs/ota-sessions.md). */
+#define POLL_FETCH_US 50000   /* a parent answers a poll with its frame within this */
+static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, wmem_map_t *copies_by_msg, gint64 wait[2])
+{
+    wmem_array_t *polls = c->dst ? (wmem_array_t *)wmem_map_lookup(t->polls, &c->dst) : NULL;
+    guint n = polls ? wmem_array_get_count(polls) : 0, lo = 0, hi = n;
+    const gint64 *v = n ? (const gint64 *)wmem_array_get_raw(polls) : NULL;
+
+    /* The copy's first frame ended after the poll that fetched it (its
+     * start can precede the poll's stamp where a host stamps both). */
+    while (lo < hi) {     /* the first poll after that frame's end */
+        guint mid = lo + (hi - lo) / 2;
+        if (v[mid] <= c->first_us)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo || c->first_us - v[lo - 1] > POLL_FETCH_US)
+        return FALSE;
+    gint64 poll = v[lo - 1], had = G_MININT64;
+    wmem_array_t *mine = (wmem_array_t *)wmem_map_lookup(copies_by_msg, c->msg);
+    for (guint i = 0; mine && i < wmem_array_get_count(mine); i++) {
+        const ota_copy_t *p = *(ota_copy_t **)wmem_array_index(mine, i);
+        if (p != c && p->dst == c->src && p->first_us <= c->first_us && c->first_us - p->first_us < HOP_WINDOW_US)
+            had = MAX(had, p->first_us);
+    }
+    if (had == G_MININT64) {
+        gint64 bound = lo >= 2 ? v[lo - 2] : G_MININT64;
+        const ota_msg_t *req = c->msg->request;
+        for (guint k = 0; req && k < wmem_array_get_count(req->rounds); k++) {
+            const ota_round_t *rd = (const ota_round_t *)wmem_array_index(req->rounds, k);
+            if (rd->last_us <= poll)
+                bound = MAX(bound, rd->last_us);
+        }
+        if (bound == G_MININT64)
+            return FALSE;
+        had = bound + (poll - bound) / 2;
+    }
+    wait[0] = had;
+    wait[1] = poll;
+    return had < poll;
+}
+
 void ota_track_finalize(ota_track_t *t, double stall_s)
 {
     if (!t->dirty && stall_s == t->finalized_stall_s)
         return;
     wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
     wmem_map_t *air_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
+    wmem_map_t *copies_by_msg = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
+    wmem_map_t *polls_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++)
         record_start(t, *(ota_transfer_t **)wmem_array_index(t->xfer_list, i));
     /* Datagram copies, each tied to its message's transfer. */
@@ -1183,6 +1424,7 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         }
         if (!c->msg)
             continue;
+        append_to(tmp, copies_by_msg, c->msg, &c);
         meter_transfer_record_t *s = &c->msg->xfer->rec;
         s->datagram_copies++;
         s->acks_visible = t->acks_seen;
@@ -1205,6 +1447,8 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
             s->request_copies++;
             s->request_copies_lost += lost;
             s->request_frames_complete += lost ? 0 : c->n_frags;
+            for (guint k = 0; !lost && k < c->n_frags; k++)
+                s->request_bytes_complete += c->frags[k].psdu_len;
         } else if (coap_code_class(c->coap_code) >= 2 || !c->has_coap) {   /* class 2 and above, as the truth counts */
             s->response_copies++;
             s->response_copies_lost += lost;
@@ -1216,7 +1460,17 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         if (c->fragmented) {
             s->datagrams_fragmented++;
             s->datagrams_incomplete += !c->complete;
+            for (guint k = 0; k < c->n_frags; k++)
+                if (c->frags[k].offset)
+                    s->fragn_data_max = MAX(s->fragn_data_max, c->frags[k].len);
         }
+    }
+    /* Poll waits, once every copy has its message. */
+    for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
+        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
+        gint64 wait[2];
+        if (c->msg && poll_wait(t, c, copies_by_msg, wait))
+            append_to(tmp, polls_by_xfer, c->msg->xfer, &wait);
     }
     /* Each transfer's frames on the air, through the copies they carried. */
     for (guint i = 0; i < wmem_array_get_count(t->air); i++) {
@@ -1237,7 +1491,8 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
             if (o->is_request)
                 mark_spurious(t, o);
         }
-        finalize_transfer(x, (wmem_array_t *)wmem_map_lookup(air_by_xfer, x), stall_s);
+        finalize_transfer(t, x, (wmem_array_t *)wmem_map_lookup(air_by_xfer, x),
+                          (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), copies_by_msg, stall_s);
     }
     wmem_destroy_allocator(tmp);
     t->dirty = FALSE;

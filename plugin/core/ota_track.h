@@ -37,6 +37,7 @@ typedef struct {
     ota_addr_t src, dst;
     guint32    air_us;           /* time on air: (PSDU + 6-byte PHY header) x 32 us */
     gboolean   secured, decrypted;
+    gboolean   data_request;     /* a MAC Data Request: its sender is a sleepy device polling */
 } ota_link_in_t;
 
 /* What the capture held, so that a reader can tell an empty report from an
@@ -97,6 +98,7 @@ struct ota_copy {
     gboolean    bad_size;         /* datagram_size 0 or smaller than a fragment's end: never complete */
     guint32     first_frame, last_frame;
     gint64      first_us, last_us;
+    gint64      first_start_us;   /* when its first frame began */
     ota_frag_t *frags;            /* grows as fragments appear */
     guint       n_frags, cap_frags;
     guint32     covered;          /* bytes covered (FRAG1 up to the next offset) */
@@ -117,8 +119,8 @@ typedef struct {
     gint64     first_us, last_us;
     ota_addr_t links[8];          /* link sources used */
     guint      n_links;
-    gboolean   lost;              /* a copy of it was incomplete or unacknowledged */
     ota_copy_result_t *result;    /* what its first copy's frame shows */
+    gint64     start_us;          /* when the first frame of its first copy began */
 } ota_round_t;
 
 struct ota_msg {
@@ -165,6 +167,7 @@ struct ota_transfer {
     guint32    id;
     const char *meter, *gateway, *path;
     gboolean   upload;            /* Block1 */
+    gboolean   on_radio;          /* its messages came in IEEE 802.15.4 frames */
     guint8     szx_first, szx;
     gboolean   renegotiated;
     ota_addr_t meter_link;        /* link-layer source of the meter's requests */

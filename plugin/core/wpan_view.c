@@ -120,6 +120,7 @@ gboolean wpan_view_parse(tvbuff_t *psdu, gboolean has_fcs, wpan_view_t *out)
     gboolean dst_pan, src_pan;
 
     memset(out, 0, sizeof(*out));
+    out->command_id = -1;
     end = len - (has_fcs ? 2 : 0);
     if (end < 2)
         return FALSE;
@@ -164,5 +165,9 @@ gboolean wpan_view_parse(tvbuff_t *psdu, gboolean has_fcs, wpan_view_t *out)
         return FALSE;
     out->payload_offset = pos;
     out->payload_end = end;
+    /* Before 2015 a secured command's identifier is its open payload, sent
+     * in the clear; a 2015 frame encrypts it. */
+    if (out->frame_type == WPAN_FRAME_COMMAND && pos < end && (!out->security || version < 2))
+        out->command_id = tvb_get_uint8(psdu, pos);
     return TRUE;
 }

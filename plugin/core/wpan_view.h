@@ -15,6 +15,8 @@
 
 /* IEEE 802.15.4 frame types (Frame Control bits 0-2). */
 enum { WPAN_FRAME_BEACON = 0, WPAN_FRAME_DATA = 1, WPAN_FRAME_ACK = 2, WPAN_FRAME_COMMAND = 3 };
+/* MAC command identifiers (IEEE 802.15.4-2006 table 82) the tracker uses. */
+enum { WPAN_CMD_DATA_REQUEST = 0x04 };
 
 typedef struct {
     guint8   frame_type;          /* WPAN_FRAME_* */
@@ -23,6 +25,7 @@ typedef struct {
     guint64  src, dst;            /* EUI-64, or 0xffff0000 | short address; 0 = none */
     gint     payload_offset;      /* in the PSDU tvb; the payload runs to payload_end */
     gint     payload_end;         /* before the MIC and FCS */
+    gint     command_id;          /* a command frame's identifier when readable, else -1 */
 } wpan_view_t;
 
 /* The PSDU within a record: a subset of frame, and whether it ends in an FCS

@@ -283,6 +283,7 @@ static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolea
      * (a record without the FCS still had one on the air). */
     in.air_us = (tvb_reported_length(psdu) + (has_fcs ? 0 : 2) + 6) * 32;
     in.frame_type = wv.frame_type;
+    in.data_request = wv.frame_type == WPAN_FRAME_COMMAND && wv.command_id == WPAN_CMD_DATA_REQUEST;
     in.seq = wv.seq;
     in.ack_request = wv.ack_request;
     in.src = wv.src;
