@@ -241,6 +241,7 @@ static void deliver_frame(node_t *rx, mac_tx_t *tx)
         mac_tx_t *first;
         if (has_indirect_for(rx, tx->src, &first)) {
             g_queue_remove(&rx->indirect, first);
+            truth_indirect_pulled(w->truth, first, world_now(w) - air_time_us(tx->psdu->len));
             g_queue_push_head(&rx->txq, first);
             if (!rx->cur)
                 start_next(rx);
@@ -407,6 +408,7 @@ void mac_send(mac_tx_t *tx)
 
 void mac_send_indirect(mac_tx_t *tx)
 {
+    tx->queued_us = world_now(tx->src->w);
     g_queue_push_tail(&tx->src->indirect, tx);
 }
 

@@ -581,6 +581,7 @@ void meter_app_deliver(node_t *n, const app_msg_t *msg, datagram_t *dg)
     }
     a->open = FALSE;
     a->timer_gen++;
+    truth_response_taken(a->w->truth, msg);
     switch (a->script[a->step]) {
     case TASK_CONFIG: {
         meter_config_t cfg;

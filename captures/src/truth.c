@@ -142,8 +142,10 @@ void truth_mac_attempt(truth_t *t, mac_tx_t *tx)
     gint64 now = t->w->p.start_epoch_us + world_now(t->w);
 
     t->air.frames++;
-    if (tx->is_poll)
+    if (tx->is_poll) {
         t->air.data_requests++;
+        on_air_poll_sent(t->on_air, tx->src, now - air_time_us(tx->psdu->len));
+    }
     if (!tx->dst)
         t->air.broadcasts++;
     if (tx->sent > 1)
@@ -175,6 +177,13 @@ void truth_mac_failed(truth_t *t, const mac_tx_t *tx)
         tx->dg->msg.xfer->fragments_unacked++;
 }
 
+void truth_indirect_pulled(truth_t *t, const mac_tx_t *tx, gint64 dr_start)
+{
+    if (tx->dg)
+        on_air_poll_wait(t->on_air, tx->dg, tx->hop, tx->dst, t->w->p.start_epoch_us + tx->queued_us,
+                         t->w->p.start_epoch_us + dr_start);
+}
+
 void truth_ack_sent(truth_t *t, const datagram_t *dg, int hop, int frag, gsize ack_len)
 {
     t->air.frames++;
@@ -184,7 +193,7 @@ void truth_ack_sent(truth_t *t, const datagram_t *dg, int hop, int frag, gsize a
 
 void truth_datagram_sent(truth_t *t, datagram_t *dg)
 {
-    on_air_datagram(t->on_air, dg);
+    on_air_datagram(t->on_air, dg, t->w->p.start_epoch_us + world_now(t->w));
     t->air.datagrams++;
     if (dg->fragmented)
         t->air.datagrams_fragmented++;
@@ -200,6 +209,11 @@ void truth_datagram_delivered(truth_t *t, const datagram_t *dg)
     t->air.datagrams_delivered++;
     if (dg->msg.xfer)
         dg->msg.xfer->datagrams_delivered++;
+}
+
+void truth_response_taken(truth_t *t, const app_msg_t *msg)
+{
+    on_air_taken(msg, t->w->p.start_epoch_us + world_now(t->w));
 }
 
 void truth_gateway_received(truth_t *t, const datagram_t *dg, int peer_idx, gint64 now)
@@ -221,7 +235,7 @@ void truth_gateway_sent(truth_t *t, datagram_t *dg, int peer_idx, gint64 now)
     const app_msg_t *msg = &dg->msg;
     char link[16];
 
-    on_air_datagram(t->on_air, dg);
+    on_air_datagram(t->on_air, dg, t->w->p.start_epoch_us + now);
     on_air_gateway(dg, t->w->p.start_epoch_us + now);
     g_snprintf(link, sizeof(link), "down%d", peer_idx);
     count_copy(t->gw_seen, link, -1, msg, &t->gw.coap_messages, &t->gw.block2_responses,

@@ -55,10 +55,15 @@ void          truth_xfer_end(truth_t *t, truth_xfer_t *x, const char *outcome, c
 
 void truth_mac_attempt(truth_t *t, mac_tx_t *tx);   /* tx just went on air */
 void truth_mac_failed(truth_t *t, const mac_tx_t *tx);
+/* A Data Request of tx->dst that started at dr_start (simulation time)
+ * made its parent send tx, held for it since tx->queued_us. */
+void truth_indirect_pulled(truth_t *t, const mac_tx_t *tx, gint64 dr_start);
 /* An ACK went on air for a transmission of fragment frag of dg (NULL: a poll) on hop. */
 void truth_ack_sent(truth_t *t, const datagram_t *dg, int hop, int frag, gsize ack_len);
 void truth_datagram_sent(truth_t *t, datagram_t *dg);
 void truth_datagram_delivered(truth_t *t, const datagram_t *dg);
+/* The meter took msg as the answer to its open exchange: it stops waiting. */
+void truth_response_taken(truth_t *t, const app_msg_t *msg);
 void truth_gateway_received(truth_t *t, const datagram_t *dg, int peer_idx, gint64 now);
 void truth_gateway_sent(truth_t *t, datagram_t *dg, int peer_idx, gint64 now);
 

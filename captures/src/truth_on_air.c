@@ -45,6 +45,12 @@ typedef struct {
     guint32  psdu_bytes[MAX_PATH]; /* PSDU bytes of its distinct fragments, per hop */
     gint64   copy_us[MAX_PATH];  /* complete on air, per hop; NO_TIME none */
     gint64   gw_us;              /* the gateway's copy; NO_TIME none */
+    gint64   sent_us;            /* handed to the network by its sender (meter or gateway) */
+    gint64   taken_us;           /* a response: when the meter took it as its answer; NO_TIME never */
+    /* Indirect transmission to a sleepy child, per hop: when the parent had
+     * the fragment it sent first, the start of the child's Data Request it
+     * sent it after, and of the child's Data Request before that; NO_TIME none. */
+    gint64   poll_had[MAX_PATH], poll_dr[MAX_PATH], poll_prev[MAX_PATH];
     GArray  *air;                /* gint64 pairs {start, end}: its frames and their ACKs on air */
 } dg_rec_t;
 
@@ -58,6 +64,7 @@ static void dg_rec_free(gpointer p)
 
 struct on_air {
     GHashTable *by_xfer;         /* truth_xfer_t* -> GPtrArray of dg_rec_t* */
+    GHashTable *polls;           /* node_t* -> gint64[2]: starts of its last two Data Requests */
     int         next_order;
 };
 
@@ -67,12 +74,14 @@ on_air_t *on_air_new(void)
 
     oa->by_xfer = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                         (GDestroyNotify)g_ptr_array_unref);
+    oa->polls = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     return oa;
 }
 
 void on_air_free(on_air_t *oa)
 {
     g_hash_table_destroy(oa->by_xfer);
+    g_hash_table_destroy(oa->polls);
     g_free(oa);
 }
 
@@ -81,7 +90,7 @@ static gint64 block_offset(const coap_block_t *b)
     return (gint64)b->num * coap_block_size(b->szx);
 }
 
-void on_air_datagram(on_air_t *oa, datagram_t *dg)
+void on_air_datagram(on_air_t *oa, datagram_t *dg, gint64 us)
 {
     truth_xfer_t *x = dg->msg.xfer;
     GPtrArray *recs;
@@ -96,9 +105,11 @@ void on_air_datagram(on_air_t *oa, datagram_t *dg)
     r->n_hops = dg->n_path - 1;
     r->block = -1;
     r->gw_us = NO_TIME;
+    r->sent_us = us;
+    r->taken_us = NO_TIME;
     r->air = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
     for (int h = 0; h < MAX_PATH; h++)
-        r->copy_us[h] = NO_TIME;
+        r->copy_us[h] = r->poll_had[h] = r->poll_dr[h] = r->poll_prev[h] = NO_TIME;
     if (coap_msg_decode(dg->msg.coap->data, dg->msg.coap->len, &c)) {
         r->code = c.code;
         r->mid = c.mid;
@@ -160,6 +171,42 @@ void on_air_acked(const datagram_t *dg, int hop, int frag, gint64 end_us, gint64
     }
 }
 
+void on_air_poll_sent(on_air_t *oa, const node_t *child, gint64 us)
+{
+    gint64 *last = g_hash_table_lookup(oa->polls, child);
+
+    if (!last) {
+        last = g_new(gint64, 2);
+        last[1] = NO_TIME;
+        g_hash_table_insert(oa->polls, (gpointer)child, last);
+    }
+    last[0] = last[1];
+    last[1] = us;
+}
+
+void on_air_poll_wait(on_air_t *oa, const datagram_t *dg, int hop, const node_t *child, gint64 had_us,
+                      gint64 dr_us)
+{
+    dg_rec_t *r = dg->truth_rec;
+    const gint64 *last = g_hash_table_lookup(oa->polls, child);
+
+    /* The copy's wait ends with the first of its fragments the parent sends. */
+    if (!r || r->poll_dr[hop] != NO_TIME)
+        return;
+    r->poll_had[hop] = had_us;
+    r->poll_dr[hop] = dr_us;
+    if (last)
+        r->poll_prev[hop] = last[1] == dr_us ? last[0] : last[1];
+}
+
+void on_air_taken(const app_msg_t *msg, gint64 us)
+{
+    dg_rec_t *r = (dg_rec_t *)msg->rec;
+
+    if (r && r->taken_us == NO_TIME)
+        r->taken_us = us;
+}
+
 void on_air_gateway(const datagram_t *dg, gint64 us)
 {
     if (dg->truth_rec)
@@ -194,7 +241,14 @@ typedef struct {
     GArray *rtt_first, *rtt_last, *turnaround;   /* gint64 microseconds */
     GArray *air;                 /* gint64 {start, end} of every frame and ACK */
     GArray *activity;            /* gint64: every copy's time */
-    gint64  split[4];            /* air, timeouts, network, turn-around */
+    gint64  split[6];            /* air, timeouts, network, turn-around, poll, unseen */
+    GArray *poll;                /* gint64 {start, end}: waits for a sleepy child's poll */
+    GArray *unseen;              /* gint64 {start, end}: timeouts after requests the gateway never got */
+    GArray *estimated;           /* gint64 {had, Data Request, the one before}: waits from Ethernet */
+    GArray *request_at;          /* gint64: every copy of the meter's requests */
+    gboolean gateway;            /* the gateway's view */
+    guint32 poll_waits, unseen_stretches;
+    gint64  poll_bound, unseen_bound;
     guint32 stalls;
     gint64  stalled;
 } summary_t;
@@ -227,6 +281,15 @@ static gboolean is_final(const dg_rec_t *r, gboolean block1)
     if (block1)
         return r->code == COAP_CHANGED;
     return r->code >> 5 == 2 && r->b2_present && !r->b2_more;
+}
+
+static int sent_cmp(gconstpointer a, gconstpointer b)
+{
+    const dg_rec_t *x = *(const dg_rec_t *const *)a, *y = *(const dg_rec_t *const *)b;
+
+    if (x->sent_us != y->sent_us)
+        return x->sent_us < y->sent_us ? -1 : 1;
+    return x->order - y->order;
 }
 
 static int req_cmp(gconstpointer a, gconstpointer b)
@@ -475,7 +538,9 @@ static void req_free(gpointer p)
 
 
 
-enum { SPLIT_AIR, SPLIT_TIMEOUTS, SPLIT_NETWORK, SPLIT_TURNAROUND };
+enum { SPLIT_AIR, SPLIT_TIMEOUTS, SPLIT_NETWORK, SPLIT_TURNAROUND, SPLIT_POLL, SPLIT_UNSEEN };
+
+#define ACK_TIMEOUT_US 2000000   /* RFC 7252: the least a CoAP timeout waits */
 
 typedef struct {
     gint64 at;
@@ -499,27 +564,96 @@ static int cmp_span(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* Microseconds of [from, to) covered by at least one span of air (sorted). */
-static gint64 air_within(const GArray *air, gint64 from, gint64 to)
+/* Sorts spans and merges the overlapping ones: disjoint, in order. */
+static void merge_spans(GArray *spans)
 {
-    gint64 covered = 0, reach = from;
+    guint n = 0;
 
-    for (guint i = 0; i < air->len; i++) {
-        const gint64 *sp = &g_array_index(air, gint64, 2 * i);
-        gint64 a = MAX(sp[0], reach), b = MIN(sp[1], to);
-        if (sp[0] >= to)
-            break;
-        if (b > a) {
-            covered += b - a;
-            reach = b;
+    if (!spans->len)   /* qsort(NULL, 0) is undefined */
+        return;
+    qsort(spans->data, spans->len, 2 * sizeof(gint64), cmp_span);
+    for (guint i = 0; i < spans->len; i++) {
+        const gint64 *sp = &g_array_index(spans, gint64, 2 * i);
+        gint64 *last = n ? &g_array_index(spans, gint64, 2 * (n - 1)) : NULL;
+        if (last && sp[0] <= last[1]) {
+            last[1] = MAX(last[1], sp[1]);
+        } else {
+            gint64 *to = &g_array_index(spans, gint64, 2 * n++);
+            to[0] = sp[0];
+            to[1] = sp[1];
         }
     }
+    g_array_set_size(spans, n);
+}
+
+/* Microseconds of [from, to) covered by the spans (merged). */
+static gint64 spans_within(const GArray *spans, gint64 from, gint64 to)
+{
+    guint lo = 0, hi = spans->len;
+    gint64 covered = 0;
+
+    while (lo < hi) {   /* the first span ending after from */
+        guint mid = (lo + hi) / 2;
+        if (g_array_index(spans, gint64, 2 * mid + 1) <= from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (guint i = lo; i < spans->len; i++) {
+        const gint64 *sp = &g_array_index(spans, gint64, 2 * i);
+        if (sp[0] >= to)
+            break;
+        covered += MIN(sp[1], to) - MAX(sp[0], from);
+    }
     return covered;
+}
+
+/* Microseconds of [from, to) in a wait (merged spans) and not on the air. */
+static gint64 wait_within(const GArray *wait, const GArray *air, gint64 from, gint64 to)
+{
+    guint lo = 0, hi = wait->len;
+    gint64 t = 0;
+
+    while (lo < hi) {
+        guint mid = (lo + hi) / 2;
+        if (g_array_index(wait, gint64, 2 * mid + 1) <= from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (guint i = lo; i < wait->len; i++) {
+        const gint64 *sp = &g_array_index(wait, gint64, 2 * i);
+        gint64 a = MAX(sp[0], from), b = MIN(sp[1], to);
+        if (sp[0] >= to)
+            break;
+        t += b - a - spans_within(air, a, b);
+    }
+    return t;
+}
+
+/* The gateway view's unseen time in one turn-around stretch, and how far an
+ * estimate of it as the stretch's excess over the median (when that is at
+ * least ACK_TIMEOUT) can be from it: the seen part's distance from the
+ * median where the estimate counts the stretch, the whole unseen time where
+ * it does not. */
+static void unseen_stretch(summary_t *m, gint64 len, gint64 unseen, gint64 median)
+{
+    gint64 seen = len - unseen;
+    gboolean counted = len - median >= ACK_TIMEOUT_US;
+
+    m->split[SPLIT_UNSEEN] += unseen;
+    m->split[SPLIT_TURNAROUND] -= unseen;
+    m->unseen_stretches += unseen > 0;
+    if (counted)
+        m->unseen_bound += ABS(seen - median);
+    else
+        m->unseen_bound += unseen;
 }
 
 static void time_split(summary_t *m, GPtrArray *order, gint64 end)
 {
     GArray *marks = g_array_new(FALSE, FALSE, sizeof(mark_t));
+    gint64 median = 0;
 
     for (guint i = 0; i < order->len; i++) {
         req_t *q = g_ptr_array_index(order, i);
@@ -532,17 +666,28 @@ static void time_split(summary_t *m, GPtrArray *order, gint64 end)
         if (answered)
             mark(marks, q->acc_last, SPLIT_TURNAROUND);
     }
-    if (m->air->len)   /* the gateway's view has no air: qsort(NULL, 0) is undefined */
-        qsort(m->air->data, m->air->len, 2 * sizeof(gint64), cmp_span);
+    merge_spans(m->air);
+    merge_spans(m->poll);
+    merge_spans(m->unseen);
+    if (m->turnaround->len) {   /* nearest rank, as put_quantiles */
+        GArray *v = g_array_copy(m->turnaround);
+        g_array_sort(v, cmp_i64);
+        median = g_array_index(v, gint64, (v->len + 1) / 2 - 1);
+        g_array_free(v, TRUE);
+    }
     for (guint i = 0; i < marks->len; i++) {
         const mark_t *mk = &g_array_index(marks, mark_t, i);
         gint64 from = MAX(mk->at, m->first_request);
         gint64 to = MIN(i + 1 < marks->len ? g_array_index(marks, mark_t, i + 1).at : end, end);
         if (to <= from)
             continue;
-        gint64 air = air_within(m->air, from, to);
+        gint64 air = spans_within(m->air, from, to);
+        gint64 poll = wait_within(m->poll, m->air, from, to);
         m->split[SPLIT_AIR] += air;
-        m->split[mk->what] += to - from - air;
+        m->split[SPLIT_POLL] += poll;
+        m->split[mk->what] += to - from - air - poll;
+        if (mk->what == SPLIT_TURNAROUND && m->gateway)
+            unseen_stretch(m, to - from, wait_within(m->unseen, m->air, from, to), median);
     }
     g_array_free(marks, TRUE);
 }
@@ -560,6 +705,91 @@ static void stalls(summary_t *m, gint64 end)
     }
 }
 
+/* ---- waits a sniffer finds only in part ---- */
+
+/* A copy sent to a sleepy child: from when its parent had the fragment it
+ * sent first to the start of the Data Request it sent it after. On the hop
+ * from the border router the parent had it from Ethernet, which a radio
+ * capture does not show. */
+static void poll_waits(summary_t *m, const dg_rec_t *r)
+{
+    for (int h = 0; h < r->n_hops; h++) {
+        if (r->poll_dr[h] == NO_TIME || !r->sent[h])
+            continue;
+        m->poll_waits++;
+        if (r->poll_dr[h] > r->poll_had[h]) {
+            gint64 span[2] = { r->poll_had[h], r->poll_dr[h] };
+            g_array_append_val(m->poll, span);
+        }
+        if (h == 0 && !r->upstream) {
+            gint64 e[3] = { r->poll_had[h], r->poll_dr[h], r->poll_prev[h] };
+            g_array_append_vals(m->estimated, e, 1);
+        }
+    }
+}
+
+/* How far a wait from Ethernet, estimated from the midpoint of the latest
+ * earlier event that bounds the arrival (the child's Data Request before,
+ * a copy of the request answered) and the Data Request, can be from the
+ * true one. When the arrival came after both, the estimate's bound lies
+ * between the Data Request before and the arrival: off by at most half the
+ * gap between the two Data Requests. Otherwise (the datagram waited behind
+ * another one, or no Data Request came before) by at most the wait or that
+ * half gap. */
+static void poll_bound(summary_t *m)
+{
+    g_array_sort(m->request_at, cmp_i64);
+    for (guint i = 0; i < m->estimated->len; i++) {
+        const gint64 *e = &g_array_index(m->estimated, gint64, 3 * i);
+        gint64 had = e[0], dr = e[1], prev = e[2], req = NO_TIME;
+        guint lo = 0, hi = m->request_at->len;
+        while (lo < hi) {   /* the first copy at dr or later: the one before is the latest before */
+            guint mid = (lo + hi) / 2;
+            if (g_array_index(m->request_at, gint64, mid) < dr)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo)
+            req = g_array_index(m->request_at, gint64, lo - 1);
+        gint64 wait = MAX(dr - had, 0);
+        gint64 half = prev != NO_TIME ? (dr - prev) / 2 + 1 : wait;
+        m->poll_bound += had >= prev && had >= req && prev != NO_TIME ? half : MAX(wait, half);
+    }
+}
+
+/* The gateway's view: each request transmission of the meter that never
+ * reached the gateway, from when the meter sent it to its next one or to
+ * the meter taking an answer (a late one to an earlier transmission),
+ * whichever came first: the meter waiting for a CoAP timeout. */
+static void unseen_waits(summary_t *m, GPtrArray *recs)
+{
+    GPtrArray *sent = g_ptr_array_new();
+
+    for (guint i = 0; i < recs->len; i++) {
+        const dg_rec_t *r = g_ptr_array_index(recs, i);
+        if (r->upstream && r->request)
+            g_ptr_array_add(sent, (gpointer)r);
+    }
+    g_ptr_array_sort(sent, sent_cmp);
+    for (guint i = 0; i < sent->len; i++) {
+        const dg_rec_t *q = g_ptr_array_index(sent, i);
+        gint64 until = i + 1 < sent->len ? ((const dg_rec_t *)g_ptr_array_index(sent, i + 1))->sent_us : G_MAXINT64;
+        if (q->gw_us != NO_TIME)
+            continue;
+        for (guint k = 0; k < recs->len; k++) {
+            const dg_rec_t *r = g_ptr_array_index(recs, k);
+            if (r->taken_us != NO_TIME && r->taken_us > q->sent_us)
+                until = MIN(until, r->taken_us);
+        }
+        if (until != G_MAXINT64) {
+            gint64 span[2] = { q->sent_us, until };
+            g_array_append_val(m->unseen, span);
+        }
+    }
+    g_ptr_array_free(sent, TRUE);
+}
+
 static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block1)
 {
     GHashTable *reqs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, req_free);
@@ -570,16 +800,21 @@ static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block
         const dg_rec_t *r = g_ptr_array_index(recs, i);
         gint64 fc = first_copy(r, gw);
 
-        if (!gw)
+        if (!gw) {
             fragment_counts(m, r);
+            poll_waits(m, r);
+        }
         if (fc == NO_TIME)
             continue;
         m->last_activity = MAX(m->last_activity, last_copy(r, gw));
         if (gw)
             g_array_append_val(m->activity, r->gw_us);
         for (int h = 0; !gw && h < r->n_hops; h++)
-            if (r->copy_us[h] != NO_TIME)
+            if (r->copy_us[h] != NO_TIME) {
                 g_array_append_val(m->activity, r->copy_us[h]);
+                if (r->upstream && r->request)
+                    g_array_append_val(m->request_at, r->copy_us[h]);
+            }
         if (!r->upstream || !r->request)
             continue;
         req_t *q = g_hash_table_lookup(reqs, GUINT_TO_POINTER(r->mid));
@@ -608,6 +843,9 @@ static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block
         spurious(m, recs, order, gw);
     }
     request_order(m, order);
+    if (recs && gw)
+        unseen_waits(m, recs);
+    poll_bound(m);
     gint64 end = m->last_response != NO_TIME ? m->last_response : m->last_activity;
     if (m->first_request != NO_TIME && end > m->first_request) {
         time_split(m, order, end);
@@ -662,6 +900,11 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
     m.turnaround = g_array_new(FALSE, FALSE, sizeof(gint64));
     m.air = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
     m.activity = g_array_new(FALSE, FALSE, sizeof(gint64));
+    m.poll = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
+    m.unseen = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
+    m.estimated = g_array_new(FALSE, FALSE, 3 * sizeof(gint64));
+    m.request_at = g_array_new(FALSE, FALSE, sizeof(gint64));
+    m.gateway = gateway_view;
     summarise(&m, g_hash_table_lookup(oa->by_xfer, x), gateway_view, strcmp(x->kind, "block1") == 0);
     end = m.last_response != NO_TIME ? m.last_response : m.last_activity;
 
@@ -691,10 +934,16 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
     put_quantiles(s, "turnaround", m.turnaround);
     g_string_append_printf(s,
         ",\n       \"time_air_s\": %.6f, \"time_timeouts_s\": %.6f, \"time_network_s\": %.6f, "
-        "\"time_turnaround_s\": %.6f,\n       \"stalls\": %u, \"stalled_s\": %.6f, "
+        "\"time_turnaround_s\": %.6f, \"time_poll_s\": %.6f, \"time_unseen_s\": %.6f,\n       "
+        "\"vantage\": \"%s\", \"poll_waits\": %u, \"poll_waits_estimated\": %u, \"poll_estimate_bound_s\": %.6f, "
+        "\"unseen_stretches\": %u, \"unseen_estimate_bound_s\": %.6f,\n       "
+        "\"stalls\": %u, \"stalled_s\": %.6f, "
         "\"datagram_copies\": %u, \"frames_sent\": %u, \"frames_unacked\": %u",
         m.split[SPLIT_AIR] / 1e6, m.split[SPLIT_TIMEOUTS] / 1e6, m.split[SPLIT_NETWORK] / 1e6,
-        m.split[SPLIT_TURNAROUND] / 1e6, m.stalls, m.stalled / 1e6, m.copies, m.frames, m.frames_unacked);
+        m.split[SPLIT_TURNAROUND] / 1e6, m.split[SPLIT_POLL] / 1e6, m.split[SPLIT_UNSEEN] / 1e6,
+        gateway_view ? "gateway" : "radio", m.poll_waits, m.estimated->len, m.poll_bound / 1e6,
+        m.unseen_stretches, m.unseen_bound / 1e6,
+        m.stalls, m.stalled / 1e6, m.copies, m.frames, m.frames_unacked);
     g_string_append_printf(s,
         ",\n       \"request_copies\": %u, \"request_copies_lost\": %u, \"request_frames_complete\": %u, "
         "\"response_copies\": %u, \"response_copies_lost\": %u,\n       \"response_frames_complete\": %u, "
@@ -708,4 +957,8 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
     g_array_free(m.turnaround, TRUE);
     g_array_free(m.air, TRUE);
     g_array_free(m.activity, TRUE);
+    g_array_free(m.poll, TRUE);
+    g_array_free(m.unseen, TRUE);
+    g_array_free(m.estimated, TRUE);
+    g_array_free(m.request_at, TRUE);
 }

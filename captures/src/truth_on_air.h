@@ -14,8 +14,15 @@ typedef struct on_air on_air_t;
 
 on_air_t *on_air_new(void);
 void      on_air_free(on_air_t *oa);
-/* dg carries a message of a transfer: start its record (once). */
-void      on_air_datagram(on_air_t *oa, datagram_t *dg);
+/* dg carries a message of a transfer: start its record (once); its sender
+ * handed it over at capture time us (the meter, or the gateway). */
+void      on_air_datagram(on_air_t *oa, datagram_t *dg, gint64 us);
+/* child (a sleepy node) sent a Data Request that started at capture time us. */
+void      on_air_poll_sent(on_air_t *oa, const node_t *child, gint64 us);
+/* The parent on hop of dg sent a fragment of it, held since had_us, after
+ * the Data Request of child that started at dr_us (capture times). */
+void      on_air_poll_wait(on_air_t *oa, const datagram_t *dg, int hop, const node_t *child, gint64 had_us,
+                           gint64 dr_us);
 /* One transmission of fragment frag of dg on hop (retry: not its first),
  * on the air for dur_us until end_us (capture time). */
 void      on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry, gint64 end_us, gint64 dur_us);
@@ -24,6 +31,9 @@ void      on_air_copy(const datagram_t *dg, int hop, gint64 us);
 /* An ACK frame for a transmission of fragment frag of dg on hop went on air
  * (for dur_us, until end_us). */
 void      on_air_acked(const datagram_t *dg, int hop, int frag, gint64 end_us, gint64 dur_us);
+/* The meter took the message (a response) as the answer it waited for, at
+ * capture time us. */
+void      on_air_taken(const app_msg_t *msg, gint64 us);
 /* The gateway's copy: a request arriving, a response leaving (capture time). */
 void      on_air_gateway(const datagram_t *dg, gint64 us);
 /* Appends x's `"on_air": {...}` object, for the 802.15.4 captures or the

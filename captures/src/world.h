@@ -104,6 +104,7 @@ struct mac_tx {
     int          sent;           /* times it went on the air */
     gboolean     secured;
     GByteArray  *psdu;           /* built at the first attempt; retries resend it */
+    gint64       queued_us;      /* indirect: when it joined the parent's queue (for the truth) */
 };
 
 struct world {

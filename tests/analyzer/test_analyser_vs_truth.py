@@ -12,7 +12,7 @@ import json
 import sys
 
 from analyser_run import Analyser, prefs_args
-from ota_compare import as_tsv_row, differences
+from ota_compare import SPLIT, as_tsv_row, differences
 import tshark_view as tv
 
 
@@ -51,7 +51,7 @@ def main():
             if str(t[k]) != c[k]:
                 print("FAIL  CSV %s %s != JSON %s" % (k, c[k], t[k]))
                 failures += 1
-        parts = sum(t[k] for k in ("time_air_s", "time_timeouts_s", "time_network_s", "time_turnaround_s"))
+        parts = sum(t[k] for k in SPLIT)
         if abs(parts - t["duration_s"]) > 4e-6:
             print("FAIL  transfer %d: the time split adds up to %.6f, not %.6f" % (t["transfer"], parts,
                                                                                  t["duration_s"]))
