@@ -72,6 +72,8 @@
     X(time_poll_s, DBL, REQ, "waiting for a sleepy device's poll (added within version 2)") \
     X(time_unseen_s, DBL, REQ, \
       "not visible from this capture: timeouts inferred at the gateway (added within version 2)") \
+    X(time_poll_uncertain_s, DBL, REQ, \
+      "how far `time_poll_s` may be off: waits whose start the capture could not see, half their bounds") \
     X(stalls, U32, REQ, "silences longer than `--stall` (default 10 s)") \
     X(stalled_s, DBL, REQ, "their total length") \
     X(datagram_copies, U32, REQ, "the loss model's inputs: every datagram copy of the transfer, every hop") \

@@ -682,7 +682,9 @@ static void time_split(summary_t *m, GPtrArray *order, gint64 end)
         if (to <= from)
             continue;
         gint64 air = spans_within(m->air, from, to);
-        gint64 poll = wait_within(m->poll, m->air, from, to);
+        /* A held datagram waits while its answer is on its way: in a timeout
+         * or a turn-around the meter waits for its timer or writes. */
+        gint64 poll = mk->what == SPLIT_NETWORK ? wait_within(m->poll, m->air, from, to) : 0;
         m->split[SPLIT_AIR] += air;
         m->split[SPLIT_POLL] += poll;
         m->split[mk->what] += to - from - air - poll;

@@ -55,6 +55,7 @@ struct ota_track {
     guint32       next_copy_id;
     wmem_array_t *air;             /* ota_air_t, every frame of a copy and its ACKs */
     wmem_map_t   *polls;           /* ota_addr_t -> wmem_array of gint64: a sleepy node's Data Requests' starts */
+    wmem_map_t   *answered_polls;  /* the same, of the Data Requests its parent acknowledged */
     gboolean      acks_seen;
     ota_time_base_t time_base;
     gboolean      dirty;
@@ -115,6 +116,7 @@ ota_track_t *ota_track_new(wmem_allocator_t *scope)
     t->xfers = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     t->air = wmem_array_new(scope, sizeof(ota_air_t));
     t->polls = wmem_map_new(scope, g_int64_hash, g_int64_equal);
+    t->answered_polls = wmem_map_new(scope, g_int64_hash, g_int64_equal);
     return t;
 }
 
@@ -164,14 +166,14 @@ static gint64 frame_end_us(const ota_track_t *t, gint64 raw_us, guint32 air_us)
 
 /* Data Requests in the order they came (stamps may step back a little:
  * kept sorted for the binary search). */
-static void note_poll(ota_track_t *t, ota_addr_t child, gint64 start_us)
+static void note_poll(ota_track_t *t, wmem_map_t *polls, ota_addr_t child, gint64 start_us)
 {
-    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->polls, &child);
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(polls, &child);
     guint n;
 
     if (!list) {
         list = wmem_array_new(t->scope, sizeof(gint64));
-        wmem_map_insert(t->polls, key64(t->scope, child), list);
+        wmem_map_insert(polls, key64(t->scope, child), list);
     }
     wmem_array_append_one(list, start_us);
     n = wmem_array_get_count(list);
@@ -214,16 +216,21 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
             f->ts_us = frame_end_us(t, in->ts_us, in->air_us);
             f->acked_frame = a->frame;
             a->ack_frame = in->frame;
-            if (a->copy && a->frag_index < a->copy->n_frags)
-                a->copy->frags[a->frag_index].acked = TRUE;
+            if (a->copy && a->frag_index < a->copy->n_frags) {
+                ota_frag_t *fr = &a->copy->frags[a->frag_index];
+                if (!fr->acked)
+                    fr->acked_us = a->ts_us;
+                fr->acked = TRUE;
+            }
+            if (a->data_request)
+                note_poll(t, t->answered_polls, a->src, a->ts_us - a->air_us);
             if (a->copy)
                 note_air(t, a->copy, f->ts_us, in->air_us);
             t->awaiting_ack[in->seq] = NULL;
         }
         return f;
     }
-    if (in->data_request && in->src)
-        note_poll(t, in->src, f->ts_us - in->air_us);
+    f->data_request = in->data_request && in->src;
     if (in->ack_request && in->src) {
         /* One slot per sender, updated in place. */
         ota_frame_t **slot = (ota_frame_t **)wmem_map_lookup(t->last_by_src, &in->src);
@@ -238,6 +245,9 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
             f->first_tx_frame = last->first_tx_frame ? last->first_tx_frame : last->frame;
             f->copy = last->copy;
             f->frag_index = last->frag_index;
+            /* The parent acted on the poll it acknowledged, not on its retry. */
+            if (last->data_request && last->ack_frame)
+                f->data_request = FALSE;
         }
         if (!slot) {
             slot = wmem_new(t->scope, ota_frame_t *);
@@ -248,6 +258,9 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
         if (!f->sniffer_dup)
             t->awaiting_ack[in->seq] = f;
     }
+    f->data_request &= !f->sniffer_dup;
+    if (f->data_request)
+        note_poll(t, t->polls, in->src, f->ts_us - in->air_us);
     return f;
 }
 
@@ -1402,17 +1415,40 @@ static void append_to_sized(wmem_allocator_t *tmp, wmem_map_t *map, const void *
 
 /* A sleepy node's datagram copy waits at its parent for the node's poll:
  * from when the parent had the copy's first fragment to the Data Request
- * after which the parent sent it. The parent had it at the end of the
- * previous hop's copy's first frame; where no previous hop is on the air
- * (the parent got it from elsewhere), somewhere after the latest event
- * that bounds it, the node's poll before or the request answered: taken
- * as the midpoint (docs/ota-sessions.md). */
+ * (the one it acknowledged, where the capture shows ACKs) after which it
+ * sent it. The parent had it once the previous hop's copy of that
+ * fragment was acknowledged. Where no previous hop is on the air (the
+ * parent got it from elsewhere: the border router from the gateway), the
+ * arrival lies between the latest earlier event that bounds it (the
+ * node's poll before, the request it answers) and the poll: taken as the
+ * midpoint, half the interval the uncertainty (time_poll_uncertain_s).
+ * What lies beyond the capture (the gateway's round trip) cannot be told
+ * from the wait. */
 #define POLL_FETCH_US 50000   /* a parent answers a poll with its frame within this */
-static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, wmem_map_t *copies_by_msg, gint64 wait[2])
+typedef struct {
+    ota_transfer_t *xfer;
+    gint64 poll;                 /* the Data Request's start */
+    gint64 had;                  /* known arrival, or G_MININT64 */
+    gint64 after;                /* else the arrival's lower bound */
+    gint64 request_end;          /* the answered request's last copy (G_MININT64: none) */
+} poll_case_t;
+
+static gint64 previous_hop_had(const ota_track_t *t, const ota_copy_t *c, const ota_copy_t *p)
 {
-    wmem_array_t *polls = c->dst ? (wmem_array_t *)wmem_map_lookup(t->polls, &c->dst) : NULL;
-    guint n = polls ? wmem_array_get_count(polls) : 0, lo = 0, hi = n;
-    const gint64 *v = n ? (const gint64 *)wmem_array_get_raw(polls) : NULL;
+    guint16 first = c->n_frags ? c->frags[0].offset : 0;     /* the fragment c sent first */
+
+    for (guint k = 0; k < p->n_frags; k++)
+        if (p->frags[k].offset == first && p->frags[k].acked_us)
+            return p->frags[k].acked_us;
+    return t->acks_seen && p->last_us > p->first_us ? p->last_us : p->first_us;
+}
+
+static gboolean poll_case(const ota_track_t *t, const ota_copy_t *c, wmem_map_t *copies_by_msg, poll_case_t *pc)
+{
+    wmem_map_t *polls = t->acks_seen ? t->answered_polls : t->polls;
+    wmem_array_t *list = c->dst ? (wmem_array_t *)wmem_map_lookup(polls, &c->dst) : NULL;
+    guint n = list ? wmem_array_get_count(list) : 0, lo = 0, hi = n;
+    const gint64 *v = n ? (const gint64 *)wmem_array_get_raw(list) : NULL;
 
     /* The copy's first frame ended after the poll that fetched it (its
      * start can precede the poll's stamp where a host stamps both). */
@@ -1425,28 +1461,26 @@ static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, wmem_map_t 
     }
     if (!lo || c->first_us - v[lo - 1] > POLL_FETCH_US)
         return FALSE;
-    gint64 poll = v[lo - 1], had = G_MININT64;
+    pc->xfer = c->msg->xfer;
+    pc->poll = v[lo - 1];
+    pc->had = pc->after = pc->request_end = G_MININT64;
     wmem_array_t *mine = (wmem_array_t *)wmem_map_lookup(copies_by_msg, c->msg);
     for (guint i = 0; mine && i < wmem_array_get_count(mine); i++) {
         const ota_copy_t *p = *(ota_copy_t **)wmem_array_index(mine, i);
         if (p != c && p->dst == c->src && p->first_us <= c->first_us && c->first_us - p->first_us < HOP_WINDOW_US)
-            had = MAX(had, p->first_us);
+            pc->had = MAX(pc->had, MIN(previous_hop_had(t, c, p), pc->poll));
     }
-    if (had == G_MININT64) {
-        gint64 bound = lo >= 2 ? v[lo - 2] : G_MININT64;
-        const ota_msg_t *req = c->msg->request;
-        for (guint k = 0; req && k < wmem_array_get_count(req->rounds); k++) {
-            const ota_round_t *rd = (const ota_round_t *)wmem_array_index(req->rounds, k);
-            if (rd->last_us <= poll)
-                bound = MAX(bound, rd->last_us);
-        }
-        if (bound == G_MININT64)
-            return FALSE;
-        had = bound + (poll - bound) / 2;
+    if (pc->had != G_MININT64)
+        return TRUE;
+    pc->after = lo >= 2 ? v[lo - 2] : G_MININT64;
+    const ota_msg_t *req = c->msg->request;
+    for (guint k = 0; req && k < wmem_array_get_count(req->rounds); k++) {
+        const ota_round_t *rd = (const ota_round_t *)wmem_array_index(req->rounds, k);
+        if (rd->last_us <= pc->poll)
+            pc->request_end = MAX(pc->request_end, rd->last_us);
     }
-    wait[0] = had;
-    wait[1] = poll;
-    return had < poll;
+    pc->after = MAX(pc->after, pc->request_end);
+    return pc->after != G_MININT64;
 }
 
 void ota_track_finalize(ota_track_t *t, double stall_s)
@@ -1524,11 +1558,27 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
                 }
     }
     /* Poll waits, once every copy has its message. */
+    wmem_map_t *cases_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
         ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
-        gint64 wait[2];
-        if (c->msg && poll_wait(t, c, copies_by_msg, wait))
-            append_to(tmp, polls_by_xfer, c->msg->xfer, &wait);
+        poll_case_t pc;
+        if (c->msg && poll_case(t, c, copies_by_msg, &pc))
+            append_to(tmp, cases_by_xfer, c->msg->xfer, &pc);
+    }
+    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
+        ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+        wmem_array_t *cases = (wmem_array_t *)wmem_map_lookup(cases_by_xfer, x);
+        guint n = cases ? wmem_array_get_count(cases) : 0;
+        poll_case_t *pcs = n ? (poll_case_t *)wmem_array_get_raw(cases) : NULL;
+        for (guint k = 0; k < n; k++) {
+            if (pcs[k].had == G_MININT64) {
+                pcs[k].had = pcs[k].after + (pcs[k].poll - pcs[k].after) / 2;
+                x->rec.time_poll_uncertain_s += (pcs[k].poll - pcs[k].after) / 2e6;
+            }
+            gint64 wait[2] = { pcs[k].had, pcs[k].poll };
+            if (wait[0] < wait[1])
+                append_to(tmp, polls_by_xfer, x, &wait);
+        }
     }
     /* Each transfer's frames on the air, through the copies they carried. */
     for (guint i = 0; i < wmem_array_get_count(t->air); i++) {

@@ -71,6 +71,7 @@ typedef struct {
     ota_addr_t src, dst;
     guint8     seq;
     gboolean   mac_retry, sniffer_dup;
+    gboolean   data_request;     /* a sleepy node's poll (not a retry of one its parent answered) */
     guint32    first_tx_frame;   /* a retry/duplicate: the first transmission */
     guint32    ack_frame;        /* the ACK that followed (0: none seen yet) */
     guint32    acked_frame;      /* an ACK: the frame it acknowledges */
@@ -86,6 +87,7 @@ typedef struct {
     guint    transmissions;
     gboolean acked;
     guint16  psdu_len;            /* its frame's PSDU, FCS included */
+    gint64   acked_us;            /* the end of its first acknowledged transmission (0: none) */
 } ota_frag_t;
 
 #define OTA_MAX_FRAGS 64   /* 1280-byte IPv6 MTU over >= 20-byte fragments */

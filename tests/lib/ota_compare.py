@@ -51,6 +51,14 @@ def differences(row, x, stamp="end"):
     if abs(waiting - sum(oa[k] for k in WAITING)) > 4e-6:
         diff.append("the parts but the air add up to %.6f, the truth's to %.6f"
                     % (waiting, sum(oa[k] for k in WAITING)))
+    # What the plugin says its poll estimate may be off by must hold the
+    # truth, and be 0 where the capture shows every wait's start.
+    uncertain = float(row["time_poll_uncertain_s"])
+    if abs(float(row["time_poll_s"]) - oa["time_poll_s"]) > uncertain + 1.5e-6:
+        diff.append("time_poll_s %s is %.6f from the truth, more than its stated +- %.6f"
+                    % (row["time_poll_s"], abs(float(row["time_poll_s"]) - oa["time_poll_s"]), uncertain))
+    if not oa.get("poll_waits_estimated") and uncertain > 0:
+        diff.append("time_poll_uncertain_s %.6f where no wait needs an estimate" % uncertain)
     if row["vantage"] != oa["vantage"]:
         diff.append("vantage %s != %s" % (row["vantage"], oa["vantage"]))
     rate = oa["rate_Bps"] or 0
