@@ -761,9 +761,12 @@ static void poll_bound(summary_t *m)
 }
 
 /* The gateway's view: each request transmission of the meter that never
- * reached the gateway, from when the meter sent it to its next one or to
- * the meter taking an answer (a late one to an earlier transmission),
- * whichever came first: the meter waiting for a CoAP timeout. */
+ * reached the gateway, or whose answer the meter never got before it sent
+ * again (the answer lost on the radio), from when the meter sent it to its
+ * next one or to the meter taking an answer (a late one to an earlier
+ * transmission), whichever came first: the meter waiting for a CoAP
+ * timeout the gateway cannot see (counted where it falls in the gateway
+ * view's turn-around). */
 static void unseen_waits(summary_t *m, GPtrArray *recs)
 {
     GPtrArray *sent = g_ptr_array_new();
@@ -776,14 +779,17 @@ static void unseen_waits(summary_t *m, GPtrArray *recs)
     g_ptr_array_sort(sent, sent_cmp);
     for (guint i = 0; i < sent->len; i++) {
         const dg_rec_t *q = g_ptr_array_index(sent, i);
-        gint64 until = i + 1 < sent->len ? ((const dg_rec_t *)g_ptr_array_index(sent, i + 1))->sent_us : G_MAXINT64;
-        if (q->gw_us != NO_TIME)
-            continue;
+        gint64 next = i + 1 < sent->len ? ((const dg_rec_t *)g_ptr_array_index(sent, i + 1))->sent_us : G_MAXINT64;
+        gint64 taken = G_MAXINT64;
         for (guint k = 0; k < recs->len; k++) {
             const dg_rec_t *r = g_ptr_array_index(recs, k);
             if (r->taken_us != NO_TIME && r->taken_us > q->sent_us)
-                until = MIN(until, r->taken_us);
+                taken = MIN(taken, r->taken_us);
         }
+        /* Seen at the gateway and answered before the next: no timeout. */
+        if (q->gw_us != NO_TIME && taken < next)
+            continue;
+        gint64 until = MIN(next, taken);
         if (until != G_MAXINT64) {
             gint64 span[2] = { q->sent_us, until };
             g_array_append_val(m->unseen, span);
