@@ -196,8 +196,11 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
     r->air_s = x->time_air_s / blocks;
     r->network_s = x->time_network_s / blocks;
     r->poll_s = x->time_poll_s / blocks;
-    r->turnaround_s = x->time_turnaround_s / blocks;
-    r->timeouts_s = (x->time_timeouts_s + x->time_unseen_s) / blocks;
+    /* A pause after the meter gave up an exchange is no writing: it comes
+     * with the failures, as the timeouts do. */
+    double paused = CLAMP(x->turnaround_stalled_s, 0, x->time_turnaround_s);
+    r->turnaround_s = (x->time_turnaround_s - paused) / blocks;
+    r->timeouts_s = (x->time_timeouts_s + x->time_unseen_s + paused) / blocks;
     /* One more frame: what the block's direction took across the hops more
      * than the other direction, per frame more, in the clean exchanges
      * (poll waits left out); where both are as long, one frame's time on
@@ -210,7 +213,7 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
     /* Where a host's stamps make the spans longer than the blocks' time
      * on the way, never more than that time per frame: a block of fewer
      * frames cannot take less than nothing. */
-    if (span_block + span_other > r->air_s + r->network_s)
+    if (r->frame_s_measured && span_block + span_other > r->air_s + r->network_s)
         r->frame_s = MIN(r->frame_s, (r->air_s + r->network_s) / (k0 + r->other_frames));
     /* The turn-around's growth: measured at several sizes; else for a
      * download the flash write time assumed, unless the measured

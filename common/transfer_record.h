@@ -75,6 +75,8 @@
     X(time_poll_uncertain_s, DBL, REQ, \
       "how far `time_poll_s` may be off: waits whose start the capture could not see, half their bounds") \
     X(stalls, U32, REQ, "silences longer than `--stall` (default 10 s)") \
+    X(turnaround_stalled_s, DBL, REQ, \
+      "of `time_turnaround_s`, the stretches longer than `--stall`: the meter pausing, not writing") \
     X(stalled_s, DBL, REQ, "their total length") \
     X(datagram_copies, U32, REQ, "the loss model's inputs: every datagram copy of the transfer, every hop") \
     X(frames_sent, U32, REQ, "their distinct frames") \
@@ -98,7 +100,7 @@
     X(request_span_s, DBL, OPT, \
       "median time a clean exchange's request took across every hop, poll waits excluded; empty if none") \
     X(response_span_s, DBL, OPT, "the same for its response") \
-    X(fragn_data_max, U32, REQ, "the most data a FRAGN frame of the transfer carried: a fragment's room; 0 if none") \
+    X(fragn_data_max, U32, REQ, "the most data a middle FRAGN of the transfer carried: a fragment's room; 0 if none") \
     X(frag1_block_bytes, DBL, OPT, \
       "median bytes of the block a FRAG1 of the block's direction carried; empty if none was fragmented") \
     X(eta_s, DBL, OPT, "incomplete, size known: seconds more at the rate the capture shows; else empty") \
