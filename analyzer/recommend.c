@@ -196,24 +196,28 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
     r->air_s = x->time_air_s / blocks;
     r->network_s = x->time_network_s / blocks;
     r->poll_s = x->time_poll_s / blocks;
-    /* A pause after the meter gave up an exchange is no writing: it comes
-     * with the failures, as the timeouts do. */
-    double paused = CLAMP(x->turnaround_stalled_s, 0, x->time_turnaround_s);
-    r->turnaround_s = (x->time_turnaround_s - paused) / blocks;
-    r->timeouts_s = (x->time_timeouts_s + x->time_unseen_s + paused) / blocks;
+    r->turnaround_s = x->time_turnaround_s / blocks;
+    r->timeouts_s = (x->time_timeouts_s + x->time_unseen_s) / blocks;
     /* One more frame: what the block's direction took across the hops more
      * than the other direction, per frame more, in the clean exchanges
      * (poll waits left out); where both are as long, one frame's time on
      * each hop. */
     double span_block = r->upload ? x->request_span_s : x->response_span_s;
     double span_other = r->upload ? x->response_span_s : x->request_span_s;
-    r->frame_s_measured = span_block >= 0 && span_other >= 0 && k0 - r->other_frames >= 0.5;
-    r->frame_s = r->frame_s_measured ? MAX(0.0, (span_block - span_other) / (k0 - r->other_frames))
-                                     : r->hops * FRAME_HOP_S;
-    /* Where a host's stamps make the spans longer than the blocks' time
-     * on the way, never more than that time per frame: a block of fewer
-     * frames cannot take less than nothing. */
-    if (r->frame_s_measured && span_block + span_other > r->air_s + r->network_s)
+    gboolean spans = span_block >= 0 && span_other >= 0;
+    r->frame_s_measured = spans && k0 - r->other_frames >= 0.5;
+    if (r->frame_s_measured) {
+        r->frame_s = MAX(0.0, (span_block - span_other) / (k0 - r->other_frames));
+    } else {
+        /* Assumed, but never more than a frame took in the clean exchanges. */
+        r->frame_s = r->hops * FRAME_HOP_S;
+        if (spans)
+            r->frame_s = MIN(r->frame_s, (span_block + span_other) / (k0 + r->other_frames));
+    }
+    /* Where a host's stamps make the spans longer than the blocks' time on
+     * the way, never more than that time per frame: a block of fewer frames
+     * cannot take less than nothing. */
+    if (spans && span_block + span_other > r->air_s + r->network_s)
         r->frame_s = MIN(r->frame_s, (r->air_s + r->network_s) / (k0 + r->other_frames));
     /* The turn-around's growth: measured at several sizes; else for a
      * download the flash write time assumed, unless the measured

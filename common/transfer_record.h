@@ -75,8 +75,6 @@
     X(time_poll_uncertain_s, DBL, REQ, \
       "how far `time_poll_s` may be off: waits whose start the capture could not see, half their bounds") \
     X(stalls, U32, REQ, "silences longer than `--stall` (default 10 s)") \
-    X(turnaround_stalled_s, DBL, REQ, \
-      "of `time_turnaround_s`, the stretches longer than `--stall`: the meter pausing, not writing") \
     X(stalled_s, DBL, REQ, "their total length") \
     X(datagram_copies, U32, REQ, "the loss model's inputs: every datagram copy of the transfer, every hop") \
     X(frames_sent, U32, REQ, "their distinct frames") \

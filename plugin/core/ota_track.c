@@ -1010,9 +1010,8 @@ static gint64 covered(const GArray *runs, guint *cursor, gint64 from, gint64 to)
  * meter waiting for timeouts of transmissions the capture never saw: the
  * excess over the median turn-around is unseen. */
 static void split_time(meter_transfer_record_t *s, GArray *marks, wmem_array_t *air, const GArray *poll_runs,
-                       gint64 start, gint64 end, gint64 median_turn_us, gint64 unseen_after_us, gint64 stall_us)
+                       gint64 start, gint64 end, gint64 median_turn_us, gint64 unseen_after_us)
 {
-    gint64 paused = 0;
     gint64 part[SPLIT_N] = { 0 }, on_air = 0, waiting = 0, unseen = 0;
     GArray *runs = air_runs(air);
     GArray *both = intersect_runs(runs, poll_runs);
@@ -1034,8 +1033,6 @@ static void split_time(meter_transfer_record_t *s, GArray *marks, wmem_array_t *
             unseen += rest - median_turn_us;
             rest = median_turn_us;
         }
-        if (m->what == SPLIT_TURNAROUND && rest > stall_us)
-            paused += rest;
         part[m->what] += rest;
         on_air += busy;
         waiting += poll;
@@ -1048,7 +1045,6 @@ static void split_time(meter_transfer_record_t *s, GArray *marks, wmem_array_t *
     s->time_turnaround_s = part[SPLIT_TURNAROUND] / 1e6;
     s->time_poll_s = waiting / 1e6;
     s->time_unseen_s = unseen / 1e6;
-    s->turnaround_stalled_s = paused / 1e6;
 }
 
 /* Microseconds of [from, to] the runs cover, for spans in any order. */
@@ -1285,8 +1281,7 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
     if (s->first_request_us >= 0 && end > s->first_request_us) {
         gint64 median_turn = s->turnaround_median_s >= 0 ? (gint64)(s->turnaround_median_s * 1e6 + 0.5) : 0;
         gint64 unseen_after = strcmp(s->vantage, "gateway") == 0 ? median_turn + COAP_ACK_TIMEOUT_US : -1;
-        split_time(s, marks, air, poll_runs, s->first_request_us, end, median_turn, unseen_after,
-                   (gint64)(stall_s * 1e6));
+        split_time(s, marks, air, poll_runs, s->first_request_us, end, median_turn, unseen_after);
         count_stalls(s, x, stall_s, end);
     }
     estimate_eta(s, taken);

@@ -42,7 +42,7 @@
 enum {
     COL_TRANSFER, COL_METER, COL_GATEWAY, COL_PATH, COL_KIND, COL_BLOCK_SIZE, COL_BLOCKS, COL_BYTES,
     COL_START, COL_DURATION, COL_RATE, COL_COMPLETE, COL_VERIFIED, COL_RETX, COL_REREQ, COL_MAC_RETRIES,
-    COL_FRAGMENTED, COL_INCOMPLETE, COL_FRAGS_LOST,
+    COL_FRAGMENTED, COL_INCOMPLETE, COL_FRAGS_LOST, COL_VANTAGE, COL_POLL, COL_UNSEEN, COL_ETA,
     /* Last, in this order: a missing value is a TABLE_ITEM_NONE cell, which
      * tshark's table printer takes as the end of the row. The tracker only
      * has turn-arounds when it has round-trip times. */
@@ -70,6 +70,10 @@ static stat_tap_table_item ota_table_fields[N_COLS] = {
     { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Fragmented datagrams", "%u" },
     { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Incomplete datagrams", "%u" },
     { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Fragments lost", "%u" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Seen at", "%s" },
+    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Sleepy poll (s)", "%.6f" },
+    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Not visible (s)", "%.6f" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "At this rate, more", "%s" },
     { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "RTT median (s)", "%.6f" },
     { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "RTT p95 (s)", "%.6f" },
     { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Turn-around median (s)", "%.6f" },
@@ -117,6 +121,29 @@ static void clear_row(stat_tap_table_item_type *row)
     memset(row, 0, N_COLS * sizeof(*row));
 }
 
+/* "1h12m (55m-1h35m)": what an incomplete transfer of known size would
+ * still take at its rate so far; "-" otherwise. */
+static char *minutes_text(double s)
+{
+    if (s >= 3600)
+        return g_strdup_printf("%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
+    if (s >= 60)
+        return g_strdup_printf("%dm", (int)(s / 60 + 0.5));
+    return g_strdup_printf("%.0fs", s);
+}
+
+static char *eta_text(const meter_transfer_record_t *s)
+{
+    if (s->eta_s < 0)
+        return g_strdup("-");
+    char *e = minutes_text(s->eta_s), *lo = minutes_text(s->eta_low_s), *hi = minutes_text(s->eta_high_s);
+    char *text = g_strdup_printf("%s (%s-%s)", e, lo, hi);
+    g_free(e);
+    g_free(lo);
+    g_free(hi);
+    return text;
+}
+
 /* Fills a cleared row. */
 static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
 {
@@ -141,6 +168,10 @@ static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
     set_uint(&row[COL_FRAGMENTED], s->datagrams_fragmented);
     set_uint(&row[COL_INCOMPLETE], s->datagrams_incomplete);
     set_uint(&row[COL_FRAGS_LOST], s->fragments_lost);
+    set_str(&row[COL_VANTAGE], g_strdup(s->vantage ? s->vantage : "-"));
+    set_float(&row[COL_POLL], s->time_poll_s);
+    set_float(&row[COL_UNSEEN], s->time_unseen_s);
+    set_str(&row[COL_ETA], eta_text(s));
     set_seconds(&row[COL_RTT_MEDIAN], s->rtt_first_median_s);
     set_seconds(&row[COL_RTT_P95], s->rtt_first_p95_s);
     set_seconds(&row[COL_TURN_MEDIAN], s->turnaround_median_s);

@@ -101,9 +101,11 @@ static doc_model_t doc_inputs(const ms_transfer_t *x, double flash)
     m.u = r->time_turnaround_s / r->blocks;
     m.w = (r->time_timeouts_s + r->time_unseen_s) / r->blocks;
     double Sb = m.upload ? r->request_span_s : r->response_span_s, So = m.upload ? r->response_span_s : r->request_span_s;
-    gboolean measured = Sb >= 0 && So >= 0 && m.k0 - m.kq >= 0.5;
+    gboolean spans = Sb >= 0 && So >= 0, measured = spans && m.k0 - m.kq >= 0.5;
     m.phi = measured ? MAX(0.0, (Sb - So) / (m.k0 - m.kq)) : m.h * FRAME_HOP_S;
-    if (measured && Sb + So > m.a + m.n)
+    if (spans && !measured)
+        m.phi = MIN(m.phi, (Sb + So) / (m.k0 + m.kq));
+    if (spans && Sb + So > m.a + m.n)
         m.phi = MIN(m.phi, (m.a + m.n) / (m.k0 + m.kq));
     m.beta = m.upload ? 0 : flash * m.B0 > m.u ? (m.B0 > 0 ? m.u / m.B0 : 0) : flash;
     double unit = wait_per_first_timeout(m.p0);
