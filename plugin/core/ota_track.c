@@ -54,7 +54,7 @@ struct ota_track {
     wmem_map_t   *xfers;           /* id -> ota_transfer_t* */
     guint32       next_copy_id;
     wmem_array_t *air;             /* ota_air_t, every frame of a copy and its ACKs */
-    wmem_map_t   *polls;           /* ota_addr_t -> wmem_array of gint64: a sleepy node's Data Requests' starts */
+    wmem_map_t   *polls;           /* ota_addr_t -> wmem_array of ota_poll_t: a sleepy node's Data Requests */
     wmem_map_t   *answered_polls;  /* the same, of the Data Requests its parent acknowledged */
     gboolean      acks_seen;
     ota_time_base_t time_base;
@@ -164,24 +164,25 @@ static gint64 frame_end_us(const ota_track_t *t, gint64 raw_us, guint32 air_us)
     return t->time_base.kind == OTA_STAMP_START ? raw_us + air_us : raw_us;
 }
 
-/* Data Requests in the order they came (stamps may step back a little:
- * kept sorted for the binary search). */
-static void note_poll(ota_track_t *t, wmem_map_t *polls, ota_addr_t child, gint64 start_us)
+/* A sleepy node's Data Request: when it began, and its frame. */
+typedef struct {
+    gint64  start_us;
+    guint32 frame;
+} ota_poll_t;
+
+/* Kept in frame order: the poll that fetched a frame came before it in the
+ * capture, whatever the stamps (a host may stamp a frame later than the
+ * poll after it would suggest). */
+static void note_poll(ota_track_t *t, wmem_map_t *polls, ota_addr_t child, gint64 start_us, guint32 frame)
 {
     wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(polls, &child);
-    guint n;
+    ota_poll_t p = { start_us, frame };
 
     if (!list) {
-        list = wmem_array_new(t->scope, sizeof(gint64));
+        list = wmem_array_new(t->scope, sizeof(ota_poll_t));
         wmem_map_insert(polls, key64(t->scope, child), list);
     }
-    wmem_array_append_one(list, start_us);
-    n = wmem_array_get_count(list);
-    for (gint64 *v = (gint64 *)wmem_array_get_raw(list); n > 1 && v[n - 2] > v[n - 1]; n--) {
-        gint64 tmp = v[n - 2];
-        v[n - 2] = v[n - 1];
-        v[n - 1] = tmp;
-    }
+    wmem_array_append_one(list, p);
 }
 
 ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
@@ -223,7 +224,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
                 fr->acked = TRUE;
             }
             if (a->data_request)
-                note_poll(t, t->answered_polls, a->src, a->ts_us - a->air_us);
+                note_poll(t, t->answered_polls, a->src, a->ts_us - a->air_us, a->frame);
             if (a->copy)
                 note_air(t, a->copy, f->ts_us, in->air_us);
             t->awaiting_ack[in->seq] = NULL;
@@ -260,7 +261,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
     }
     f->data_request &= !f->sniffer_dup;
     if (f->data_request)
-        note_poll(t, t->polls, in->src, f->ts_us - in->air_us);
+        note_poll(t, t->polls, in->src, f->ts_us - in->air_us, in->frame);
     return f;
 }
 
@@ -1448,21 +1449,19 @@ static gboolean poll_case(const ota_track_t *t, const ota_copy_t *c, wmem_map_t 
     wmem_map_t *polls = t->acks_seen ? t->answered_polls : t->polls;
     wmem_array_t *list = c->dst ? (wmem_array_t *)wmem_map_lookup(polls, &c->dst) : NULL;
     guint n = list ? wmem_array_get_count(list) : 0, lo = 0, hi = n;
-    const gint64 *v = n ? (const gint64 *)wmem_array_get_raw(list) : NULL;
+    const ota_poll_t *v = n ? (const ota_poll_t *)wmem_array_get_raw(list) : NULL;
 
-    /* The copy's first frame ended after the poll that fetched it (its
-     * start can precede the poll's stamp where a host stamps both). */
-    while (lo < hi) {     /* the first poll after that frame's end */
+    while (lo < hi) {     /* the first poll after the copy's first frame */
         guint mid = lo + (hi - lo) / 2;
-        if (v[mid] <= c->first_us)
+        if (v[mid].frame < c->first_frame)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (!lo || c->first_us - v[lo - 1] > POLL_FETCH_US)
+    if (!lo || c->first_us - v[lo - 1].start_us > POLL_FETCH_US)
         return FALSE;
     pc->xfer = c->msg->xfer;
-    pc->poll = v[lo - 1];
+    pc->poll = v[lo - 1].start_us;
     pc->had = pc->after = pc->request_end = G_MININT64;
     wmem_array_t *mine = (wmem_array_t *)wmem_map_lookup(copies_by_msg, c->msg);
     for (guint i = 0; mine && i < wmem_array_get_count(mine); i++) {
@@ -1472,7 +1471,7 @@ static gboolean poll_case(const ota_track_t *t, const ota_copy_t *c, wmem_map_t 
     }
     if (pc->had != G_MININT64)
         return TRUE;
-    pc->after = lo >= 2 ? v[lo - 2] : G_MININT64;
+    pc->after = lo >= 2 ? MIN(v[lo - 2].start_us, pc->poll) : G_MININT64;
     const ota_msg_t *req = c->msg->request;
     for (guint k = 0; req && k < wmem_array_get_count(req->rounds); k++) {
         const ota_round_t *rd = (const ota_round_t *)wmem_array_index(req->rounds, k);
