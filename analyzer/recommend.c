@@ -184,10 +184,10 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
      * the capture measures. An upload's: like a frame of its requests. */
     if (r->upload) {
         r->added_frame_loss = 1 - pow(1 - MIN(r->request_loss, 1.0), 1 / MAX(1.0, req_frames));
-        r->added_from = "request frames";
+        r->added_from = "request_frames";
     } else if (k0 >= LATER_FRAMES_MIN_RESPONSE && later_lost > 0) {
         r->added_frame_loss = r->later_frame_loss;
-        r->added_from = "later frames";
+        r->added_from = "later_frames";
     } else {
         r->added_frame_loss = r->request_loss;
         r->added_from = "requests";

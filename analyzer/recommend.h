@@ -32,7 +32,7 @@ typedef struct {
     double  first_frame_loss;    /* response copies lost at their first frame / response copies */
     double  later_frame_loss;    /* response copies lost later / frames after the first; < 0 if none */
     double  added_frame_loss;    /* what one more frame in a block's datagram adds */
-    const char *added_from;      /* "later frames", "requests" or "request frames" */
+    const char *added_from;      /* "later_frames", "requests" or "request_frames" */
     double  hops;                /* copies of a request per transmission: each added frame crosses them all */
     double  air_s, network_s, poll_s, turnaround_s, timeouts_s;   /* per block; timeouts with the unseen */
     double  frame_s;             /* what one more frame adds to an exchange */

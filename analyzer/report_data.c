@@ -6,11 +6,14 @@
 #include <json-glib/json-glib.h>
 #include "report.h"
 
-static const char *const split_names[] = { "time_air_s", "time_timeouts_s", "time_network_s", "time_turnaround_s" };
+static const char *const split_names[] = { "time_air_s", "time_timeouts_s", "time_network_s", "time_turnaround_s",
+                                            "time_poll_s", "time_unseen_s" };
 
 static double split_value(const ms_transfer_t *x, guint k)
 {
-    const double v[] = { x->rec.time_air_s, x->rec.time_timeouts_s, x->rec.time_network_s, x->rec.time_turnaround_s };
+    const double v[] = { x->rec.time_air_s, x->rec.time_timeouts_s, x->rec.time_network_s, x->rec.time_turnaround_s,
+                         x->rec.time_poll_s, x->rec.time_unseen_s };
+    G_STATIC_ASSERT(G_N_ELEMENTS(v) == G_N_ELEMENTS(split_names));
     return v[k];
 }
 

@@ -124,17 +124,19 @@ static void eta(FILE *out, const ms_capture_t *c)
 
 static void recommendation(FILE *out, const ms_recommendation_t *r)
 {
-    char later[32] = "-", frame[96], turn[128];
+    char later[32] = "-", frame[96], turn[128], from[32];
 
     if (r->later_frame_loss >= 0)
         g_snprintf(later, sizeof later, "%.2f%%", 100 * r->later_frame_loss);
+    g_strlcpy(from, r->added_from ? r->added_from : "-", sizeof from);
+    g_strdelimit(from, "_", ' ');
     fprintf(out, "\nBlock size for %s (docs/recommendation.md), from transfer %u at %u-byte blocks:\n",
             r->upload ? "uploads (Block1)" : "downloads (Block2)", r->transfer, r->block_size);
     fprintf(out, "  measured: exchange loss %.2f%%; %s of %.1f frames, %.0f bytes besides the block;\n"
                  "            lost: requests %.2f%%, responses at their first frame %.2f%%, a later frame %s;\n"
                  "            one frame more costs %.2f%% (from %s), %.1f hop(s);\n",
             100 * r->exchange_loss, r->upload ? "requests" : "responses", r->block_frames, r->block_overhead,
-            100 * r->request_loss, 100 * r->first_frame_loss, later, 100 * r->added_frame_loss, r->added_from,
+            100 * r->request_loss, 100 * r->first_frame_loss, later, 100 * r->added_frame_loss, from,
             r->hops);
     if (r->frame_s_measured)
         g_snprintf(frame, sizeof frame, "%.4fs a frame more (measured across the hops)", r->frame_s);

@@ -305,7 +305,7 @@ static void test_lossy_as_documented(void)
     assert_as_documented(&x, FLASH_S_PER_BYTE);
     ms_recommendation_t r;
     g_assert_true(ms_recommend(NULL, &x, FLASH_S_PER_BYTE, &r));
-    g_assert_cmpstr(r.added_from, ==, "later frames");
+    g_assert_cmpstr(r.added_from, ==, "later_frames");
     assert_close(r.later_frame_loss, 60.0 / 2000, "bL", 0);
     assert_close(r.first_frame_loss, 40.0 / 1100, "first-frame loss", 0);
 
@@ -685,7 +685,7 @@ static void test_upload(void)
     x.rec.response_span_s = 0.008;
     g_assert_true(ms_recommend(NULL, &x, FLASH_S_PER_BYTE, &r));
     g_assert_true(r.upload);
-    g_assert_cmpstr(r.added_from, ==, "request frames");
+    g_assert_cmpstr(r.added_from, ==, "request_frames");
     assert_close(r.block_frames, 3, "k0", 0);
     assert_close(r.other_frames, 1, "kq", 0);
     assert_close(r.added_frame_loss, 1 - pow(1 - 15.0 / 320, 1 / 3.0), "b", 0);
