@@ -130,7 +130,7 @@ static void recommendation(FILE *out, const ms_recommendation_t *r)
         g_snprintf(later, sizeof later, "%.2f%%", 100 * r->later_frame_loss);
     g_strlcpy(from, r->added_from ? r->added_from : "-", sizeof from);
     g_strdelimit(from, "_", ' ');
-    fprintf(out, "\nBlock size for %s (docs/recommendation.md), from transfer %u at %u-byte blocks:\n",
+    fprintf(out, "\nBlock size for %s, from transfer %u at %u-byte blocks (docs/recommendation.md):\n",
             r->upload ? "uploads (Block1)" : "downloads (Block2)", r->transfer, r->block_size);
     fprintf(out, "  measured: exchange loss %.2f%%; %s of %.1f frames, %.0f bytes besides the block;\n"
                  "            lost: requests %.2f%%, responses at their first frame %.2f%%, a later frame %s;\n"

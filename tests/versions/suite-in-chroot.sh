@@ -29,7 +29,10 @@ cd /srv/meterscope/main
 tshark --version | head -n 1
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON >/dev/null
 cmake --build build -j$jobs
-(cd build && ctest -j$jobs --timeout 900 --output-on-failure)
+# The real-stack test (libcoap in network namespaces) runs on the host's
+# suites: the chroot has neither libcoap nor its own /run for namespaces,
+# and what it checks is the analyser against a stack, not the Wireshark.
+(cd build && ctest -j$jobs --timeout 900 --output-on-failure -E '^realstack[.]')
 PYTHONPATH=tests/lib python3 tests/versions/analyser_reports.py build/analyzer/meterscope /srv/meterscope/out/reports
 cmake --build build --target deb >/dev/null
 cp build/meterscope_*.deb /srv/meterscope/out/
