@@ -586,20 +586,27 @@ static void merge_spans(GArray *spans)
     g_array_set_size(spans, n);
 }
 
-/* Microseconds of [from, to) covered by the spans (merged). */
-static gint64 spans_within(const GArray *spans, gint64 from, gint64 to)
+/* The first of the (merged) spans that ends after from. */
+static guint first_span_after(const GArray *spans, gint64 from)
 {
     guint lo = 0, hi = spans->len;
-    gint64 covered = 0;
 
-    while (lo < hi) {   /* the first span ending after from */
+    while (lo < hi) {
         guint mid = (lo + hi) / 2;
         if (g_array_index(spans, gint64, 2 * mid + 1) <= from)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (guint i = lo; i < spans->len; i++) {
+    return lo;
+}
+
+/* Microseconds of [from, to) covered by the spans (merged). */
+static gint64 spans_within(const GArray *spans, gint64 from, gint64 to)
+{
+    gint64 covered = 0;
+
+    for (guint i = first_span_after(spans, from); i < spans->len; i++) {
         const gint64 *sp = &g_array_index(spans, gint64, 2 * i);
         if (sp[0] >= to)
             break;
@@ -611,17 +618,9 @@ static gint64 spans_within(const GArray *spans, gint64 from, gint64 to)
 /* Microseconds of [from, to) in a wait (merged spans) and not on the air. */
 static gint64 wait_within(const GArray *wait, const GArray *air, gint64 from, gint64 to)
 {
-    guint lo = 0, hi = wait->len;
     gint64 t = 0;
 
-    while (lo < hi) {
-        guint mid = (lo + hi) / 2;
-        if (g_array_index(wait, gint64, 2 * mid + 1) <= from)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (guint i = lo; i < wait->len; i++) {
+    for (guint i = first_span_after(wait, from); i < wait->len; i++) {
         const gint64 *sp = &g_array_index(wait, gint64, 2 * i);
         gint64 a = MAX(sp[0], from), b = MIN(sp[1], to);
         if (sp[0] >= to)
