@@ -32,6 +32,7 @@
 /* One more frame on one hop when the capture cannot show it: a full
  * frame's air time, the ACK's turnaround and air time, the mean first CSMA
  * backoff (macMinBE 3) and a CCA, at 2.4 GHz O-QPSK. */
+#define SPANS_TOO_LONG  1.5
 #define FRAME_HOP_S     ((PSDU_MAX + 6) * 32e-6 + (192 + 11 * 32) * 1e-6 + 3.5 * 320e-6 + 128e-6)
 
 guint ms_frames_for_block(guint32 block_size, const ms_recommendation_t *r)
@@ -163,9 +164,9 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
     r->exchange_loss = MIN(1.0, ((double)x->retransmissions + x->rerequests) / x->requests);
     r->block_frames = r->upload ? req_frames : resp_frames;
     r->other_frames = r->upload ? resp_frames : req_frames;
-    r->fragn_data = x->fragn_data_max ? (double)(x->fragn_data_max / 8 * 8) : FRAGN_DATA;
+    r->fragn_data = x->fragn_room ? (double)(x->fragn_room / 8 * 8) : FRAGN_DATA;
     r->fragn_data = MAX(8.0, r->fragn_data);
-    r->frame_room = x->fragn_data_max ? MIN((double)FRAME_ROOM, r->fragn_data + FRAGN_HEADER + 7) : FRAME_ROOM;
+    r->frame_room = x->fragn_room ? MIN((double)FRAME_ROOM, r->fragn_data + FRAGN_HEADER + 7) : FRAME_ROOM;
     /* Bytes on air of a complete copy, less its MAC and FRAG headers and the block. */
     double k0 = r->block_frames, copies_ok = r->upload ? req_ok : resp_ok;
     double bytes_ok = r->upload ? x->request_bytes_complete : x->response_bytes_complete;
@@ -214,10 +215,12 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
         if (spans)
             r->frame_s = MIN(r->frame_s, (span_block + span_other) / (k0 + r->other_frames));
     }
-    /* Where a host's stamps make the spans longer than the blocks' time on
-     * the way, never more than that time per frame: a block of fewer frames
-     * cannot take less than nothing. */
-    if (spans && span_block + span_other > r->air_s + r->network_s)
+    /* Where a host's stamps make the spans half again as long as the
+     * blocks' time on the way (the spans are medians, and a transfer's time
+     * starts at its first request's end, so they may exceed it a little),
+     * never more than that time per frame: a block of fewer frames cannot
+     * take less than nothing. */
+    if (spans && span_block + span_other > SPANS_TOO_LONG * (r->air_s + r->network_s))
         r->frame_s = MIN(r->frame_s, (r->air_s + r->network_s) / (k0 + r->other_frames));
     /* The turn-around's growth: measured at several sizes; else for a
      * download the flash write time assumed, unless the measured
@@ -255,7 +258,10 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
         fail = CLAMP(fail, 0, 1);
         double turn = MAX(0.0, r->turnaround_s + slope * ((double)b - x->block_size));
         double wait = expected_wait(fail, r->timeout_s);
-        double t_b = fixed + (k - k0) * r->frame_s + turn + wait;
+        /* A frame fewer saves no more than a frame's share of the time the
+         * blocks were on their way. */
+        double per_frame = k < k0 ? MIN(r->frame_s, (r->air_s + r->network_s) / (k0 + r->other_frames)) : r->frame_s;
+        double t_b = fixed + (k - k0) * per_frame + turn + wait;
         r->exchange_fail[szx] = fail;
         r->rate_Bps[szx] = isfinite(t_b) && t_b > 0 ? b / t_b : 0;
         r->duration_s[szx] = r->size_bytes >= 0 && r->rate_Bps[szx] > 0 ? r->size_bytes / r->rate_Bps[szx] : -1;

@@ -98,7 +98,8 @@
     X(request_span_s, DBL, OPT, \
       "median time a clean exchange's request took across every hop, poll waits excluded; empty if none") \
     X(response_span_s, DBL, OPT, "the same for its response") \
-    X(fragn_data_max, U32, REQ, "the most data a middle FRAGN of the transfer carried: a fragment's room; 0 if none") \
+    X(fragn_room, U32, REQ, \
+      "data a full FRAGN carries on the transfer's tightest hop (127 less its frame's other bytes, to 8); 0 if none") \
     X(frag1_block_bytes, DBL, OPT, \
       "median bytes of the block a FRAG1 of the block's direction carried; empty if none was fragmented") \
     X(eta_s, DBL, OPT, "incomplete, size known: seconds more at the rate the capture shows; else empty") \

@@ -1542,10 +1542,14 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         if (c->fragmented) {
             s->datagrams_fragmented++;
             s->datagrams_incomplete += !c->complete;
-            /* A middle FRAGN is full; the last carries what is left. */
+            /* What a full FRAGN would carry there: any FRAGN's frame, the last
+             * too, tells it (127 bytes less those that are not its data, in
+             * multiples of 8); the tightest hop decides for every hop. */
             for (guint k = 0; k < c->n_frags; k++)
-                if (c->frags[k].offset && (guint32)c->frags[k].offset + c->frags[k].len < c->size)
-                    s->fragn_data_max = MAX(s->fragn_data_max, c->frags[k].len);
+                if (c->frags[k].offset && c->frags[k].psdu_len && c->frags[k].psdu_len <= 127) {
+                    guint32 room = (127u - c->frags[k].psdu_len + c->frags[k].len) / 8 * 8;
+                    s->fragn_room = s->fragn_room ? MIN(s->fragn_room, room) : room;
+                }
         }
         /* How much of its block a FRAG1 carries: its uncompressed span less
          * the datagram's bytes that are not the block. */

@@ -82,8 +82,8 @@ static doc_model_t doc_inputs(const ms_transfer_t *x, double flash)
     m.p0 = MIN(1.0, ((double)r->retransmissions + r->rerequests) / r->requests);
     m.k0 = m.upload ? kq_req : k_resp;
     m.kq = m.upload ? k_resp : kq_req;
-    m.D = r->fragn_data_max ? MAX(8.0, (double)(r->fragn_data_max / 8 * 8)) : 104;
-    m.R = r->fragn_data_max ? MIN(116.0, m.D + 12) : 116;
+    m.D = r->fragn_room ? MAX(8.0, (double)(r->fragn_room / 8 * 8)) : 104;
+    m.R = r->fragn_room ? MIN(116.0, m.D + 12) : 116;
     double ok = m.upload ? req_ok : resp_ok, bytes = m.upload ? r->request_bytes_complete : r->response_bytes_complete;
     m.O = ok > 0 ? bytes / ok - (127 - m.R) * m.k0 - (m.k0 > 1 ? 4 + 5 * (m.k0 - 1) : 0) - m.B0 : 36;
     m.O = CLAMP(m.O, 0, m.R);
@@ -105,7 +105,7 @@ static doc_model_t doc_inputs(const ms_transfer_t *x, double flash)
     m.phi = measured ? MAX(0.0, (Sb - So) / (m.k0 - m.kq)) : m.h * FRAME_HOP_S;
     if (spans && !measured)
         m.phi = MIN(m.phi, (Sb + So) / (m.k0 + m.kq));
-    if (spans && Sb + So > m.a + m.n)
+    if (spans && Sb + So > 1.5 * (m.a + m.n))
         m.phi = MIN(m.phi, (m.a + m.n) / (m.k0 + m.kq));
     m.beta = m.upload ? 0 : flash * m.B0 > m.u ? (m.B0 > 0 ? m.u / m.B0 : 0) : flash;
     double unit = wait_per_first_timeout(m.p0);
@@ -138,7 +138,9 @@ static double doc_fail(const doc_model_t *m, double B)
 
 static double doc_time(const doc_model_t *m, double B)
 {
-    return m->a + m->n + m->q + (m->fits ? 0 : m->w) + (doc_frames(m, B) - m->k0) * m->phi +
+    double k = doc_frames(m, B);
+    double phi = k < m->k0 ? MIN(m->phi, (m->a + m->n) / (m->k0 + m->kq)) : m->phi;
+    return m->a + m->n + m->q + (m->fits ? 0 : m->w) + (k - m->k0) * phi +
            MAX(0.0, m->u + m->beta * (B - m->B0)) + m->T0 * wait_per_first_timeout(doc_fail(m, B));
 }
 
@@ -612,7 +614,7 @@ static void test_absurd_inputs(void)
             .block_size = sizes[g_rand_int_range(rand, 0, G_N_ELEMENTS(sizes))],
             .request_span_s = g_rand_double_range(rand, -1, 1), .response_span_s = g_rand_double_range(rand, -1, 1),
             .frag1_block_bytes = g_rand_boolean(rand) ? -1 : g_rand_double_range(rand, 0, 200),
-            .fragn_data_max = COUNT() % 130, .request_frames_complete = COUNT(), .request_bytes_complete = COUNT() * 100,
+            .fragn_room = COUNT() % 130, .request_frames_complete = COUNT(), .request_bytes_complete = COUNT() * 100,
             .time_poll_s = g_rand_double_range(rand, 0, 100), .time_unseen_s = g_rand_double_range(rand, 0, 100),
             .blocks = COUNT(), .requests = COUNT(), .retransmissions = COUNT(), .rerequests = COUNT(),
             .frames_sent = COUNT(), .request_copies = COUNT(), .request_copies_lost = COUNT(),
@@ -697,8 +699,8 @@ static void test_upload(void)
 
 /* Clean exchanges show what a frame more takes: a response of 5 frames took
  * 50 ms across the hops, a request of 1 frame 10 ms, so 10 ms a frame. Where
- * a host's stamps made the spans longer than the blocks' air and network
- * time, a frame takes no more than that time per frame. */
+ * a host's stamps made the spans half again as long as the blocks' air and
+ * network time, a frame takes no more than that time per frame. */
 static void test_frame_time_measured(void)
 {
     ms_transfer_t x = download(100, 512, 5, 40, 0.05, 0.08, 0.2);

@@ -333,11 +333,11 @@ static void test_reports_every_column(void)
         ms_capture_t *c = read_capture(text);
         only_transfer(c);
 
-        /* CSV: "capture", the columns in table order, then the four shares. */
+        /* CSV: "capture", the columns in table order, then the six shares. */
         char *csv = report(ms_report_csv, c);
         char **rows = g_strsplit(csv, "\n", -1);
         char **head = g_strsplit(rows[0], ",", -1), **cells = g_strsplit(rows[1], ",", -1);
-        g_assert_cmpuint(g_strv_length(head), ==, 1 + meter_transfer_schema.n_columns + 4);
+        g_assert_cmpuint(g_strv_length(head), ==, 1 + meter_transfer_schema.n_columns + 6);
         g_assert_cmpuint(g_strv_length(cells), ==, g_strv_length(head));
         for (guint i = 0; i < meter_transfer_schema.n_columns; i++) {
             const meter_column_t *col = &meter_transfer_schema.columns[i];
