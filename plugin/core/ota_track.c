@@ -11,6 +11,7 @@
 #include "ota_track.h"
 #include "coap_exchange.h"
 #include "mcuboot.h"
+#include "ota_split.h"
 
 #define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
 /* IEEE 802.15.4-2015, O-QPSK 2.4 GHz: the receiver turns around in
@@ -909,52 +910,7 @@ static guint answers_before(const ota_msg_t *req, gint64 t)
     return n;
 }
 
-/* ---- where the time went ---- */
-
-enum { SPLIT_TIMEOUTS, SPLIT_NETWORK, SPLIT_TURNAROUND, SPLIT_N };
-
-typedef struct {
-    gint64 at;
-    int    what;                  /* SPLIT_*: what the time from `at` on is spent on */
-} split_mark_t;
-
-/* A later mark wins over earlier marks that lie after it (a response the
- * meter took after it had already asked again does not count). */
-static void push_mark(GArray *marks, gint64 at, int what)
-{
-    split_mark_t m = { at, what };
-    guint n = marks->len;
-
-    while (n && g_array_index(marks, split_mark_t, n - 1).at > at)
-        n--;
-    g_array_set_size(marks, n);
-    g_array_append_val(marks, m);
-}
-
-static int cmp_span_start(const void *a, const void *b)
-{
-    const gint64 *x = (const gint64 *)a, *y = (const gint64 *)b;
-    return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* Spans (gint64 pairs, any order, may overlap) as sorted, disjoint runs. */
-static GArray *merge_spans(gint64 *spans, guint n)
-{
-    GArray *runs = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
-
-    if (n)
-        qsort(spans, n, 2 * sizeof(gint64), cmp_span_start);
-    for (guint i = 0; i < n; i++) {
-        gint64 *last = runs->len ? &g_array_index(runs, gint64, 2 * (runs->len - 1)) : NULL;
-        if (spans[2 * i + 1] <= spans[2 * i])
-            continue;
-        if (last && spans[2 * i] <= last[1])
-            last[1] = MAX(last[1], spans[2 * i + 1]);
-        else
-            g_array_append_vals(runs, &spans[2 * i], 1);
-    }
-    return runs;
-}
+/* ---- where the time went (ota_split.c) ---- */
 
 /* The union of the frames' air intervals; frames of two hops may overlap. */
 static GArray *air_runs(wmem_array_t *air)
@@ -967,100 +923,9 @@ static GArray *air_runs(wmem_array_t *air)
         spans[2 * i] = a->end_us - a->dur_us;
         spans[2 * i + 1] = a->end_us;
     }
-    GArray *runs = merge_spans(spans, na);
+    GArray *runs = ota_runs_from_spans(spans, na);
     g_free(spans);
     return runs;
-}
-
-/* Where two sets of runs overlap, as runs. */
-static GArray *intersect_runs(const GArray *a, const GArray *b)
-{
-    GArray *out = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
-
-    for (guint i = 0, j = 0; i < a->len && j < b->len;) {
-        const gint64 *x = &g_array_index(a, gint64, 2 * i), *y = &g_array_index(b, gint64, 2 * j);
-        gint64 run[2] = { MAX(x[0], y[0]), MIN(x[1], y[1]) };
-        if (run[1] > run[0])
-            g_array_append_val(out, run);
-        if (x[1] < y[1])
-            i++;
-        else
-            j++;
-    }
-    return out;
-}
-
-/* Microseconds of [from, to) that the runs cover; *cursor skips the runs
- * that end before from (segments come in time order). */
-static gint64 covered(const GArray *runs, guint *cursor, gint64 from, gint64 to)
-{
-    gint64 busy = 0;
-
-    while (*cursor < runs->len && g_array_index(runs, gint64, 2 * *cursor + 1) <= from)
-        (*cursor)++;
-    /* A run may go on into the next segment. */
-    for (guint k = *cursor; k < runs->len && g_array_index(runs, gint64, 2 * k) < to; k++)
-        busy += MIN(g_array_index(runs, gint64, 2 * k + 1), to) - MAX(g_array_index(runs, gint64, 2 * k), from);
-    return busy;
-}
-
-/* Splits [start, end] by the marks, then moves out of whatever part it fell
- * in the time the transfer's frames were on the air, then out of the
- * network part the time a sleepy device's poll kept a datagram waiting. At the gateway
- * (unseen_after_us >= 0) a turn-around longer than that is mostly the
- * meter waiting for timeouts of transmissions the capture never saw: the
- * excess over the median turn-around is unseen. */
-static void split_time(meter_transfer_record_t *s, GArray *marks, wmem_array_t *air, const GArray *poll_runs,
-                       gint64 start, gint64 end, gint64 median_turn_us, gint64 unseen_after_us)
-{
-    gint64 part[SPLIT_N] = { 0 }, on_air = 0, waiting = 0, unseen = 0;
-    GArray *runs = air_runs(air);
-    GArray *both = intersect_runs(runs, poll_runs);
-    guint ra = 0, rp = 0, rb = 0;
-
-    for (guint i = 0; i < marks->len; i++) {
-        const split_mark_t *m = &g_array_index(marks, split_mark_t, i);
-        gint64 from = MAX(m->at, start);
-        gint64 to = MIN(i + 1 < marks->len ? g_array_index(marks, split_mark_t, i + 1).at : end, end);
-
-        if (to <= from)
-            continue;
-        gint64 busy = covered(runs, &ra, from, to);
-        /* Only while the answer is on its way: in a timeout or a turn-around
-         * the meter waits for its timer or writes, whatever a parent holds. */
-        gint64 poll = m->what != SPLIT_NETWORK ? 0 : covered(poll_runs, &rp, from, to) - covered(both, &rb, from, to);
-        gint64 rest = to - from - busy - poll;
-        if (m->what == SPLIT_TURNAROUND && unseen_after_us >= 0 && rest > unseen_after_us) {
-            unseen += rest - median_turn_us;
-            rest = median_turn_us;
-        }
-        part[m->what] += rest;
-        on_air += busy;
-        waiting += poll;
-    }
-    g_array_free(runs, TRUE);
-    g_array_free(both, TRUE);
-    s->time_air_s = on_air / 1e6;
-    s->time_timeouts_s = part[SPLIT_TIMEOUTS] / 1e6;
-    s->time_network_s = part[SPLIT_NETWORK] / 1e6;
-    s->time_turnaround_s = part[SPLIT_TURNAROUND] / 1e6;
-    s->time_poll_s = waiting / 1e6;
-    s->time_unseen_s = unseen / 1e6;
-}
-
-/* Microseconds of [from, to] the runs cover, for spans in any order. */
-static gint64 runs_cover(const GArray *runs, gint64 from, gint64 to)
-{
-    guint lo = 0, hi = runs->len;
-
-    while (lo < hi) {     /* the first run that ends after from */
-        guint mid = lo + (hi - lo) / 2;
-        if (g_array_index(runs, gint64, 2 * mid + 1) <= from)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return covered(runs, &lo, from, to);
 }
 
 static void count_stalls(meter_transfer_record_t *s, const ota_transfer_t *x, double stall_s, gint64 end)
@@ -1112,7 +977,7 @@ static gboolean copies_lost(const ota_track_t *t, wmem_map_t *copies_by_msg, con
  * its last copy, less the time a poll kept it waiting. */
 static gint64 round_span(const ota_round_t *rd, const GArray *poll_runs)
 {
-    return rd->last_us - rd->start_us - runs_cover(poll_runs, rd->start_us, rd->last_us);
+    return rd->last_us - rd->start_us - ota_runs_cover(poll_runs, rd->start_us, rd->last_us);
 }
 
 /* How much longer an incomplete transfer of known size would take at the
@@ -1156,10 +1021,10 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
     wmem_array_t *taken = wmem_array_new(tmp, sizeof(gint64));
     wmem_map_t *taken_at = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     guint np = polls ? wmem_array_get_count(polls) : 0;
-    GArray *poll_runs = merge_spans(np ? (gint64 *)wmem_array_get_raw(polls) : NULL, np);
+    GArray *poll_runs = ota_runs_from_spans(np ? (gint64 *)wmem_array_get_raw(polls) : NULL, np);
     wmem_map_t *offsets = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *requested = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
-    GArray *marks = g_array_new(FALSE, FALSE, sizeof(split_mark_t));
+    GArray *marks = g_array_new(FALSE, FALSE, sizeof(ota_split_mark_t));
     gint64 prev_accepted = -1;
     gboolean have_prev = FALSE;
 
@@ -1217,11 +1082,11 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
          * and one whose answer was only late (a spurious retransmission
          * followed it): that wait is the network's. */
         for (guint k = 0; k < nr; k++)
-            push_mark(marks, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us,
-                      (k + 1 == nr && acc) || round_spurious(o, k + 1) ? SPLIT_NETWORK : SPLIT_TIMEOUTS);
+            ota_split_mark(marks, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us,
+                      (k + 1 == nr && acc) || round_spurious(o, k + 1) ? OTA_SPLIT_NETWORK : OTA_SPLIT_TIMEOUTS);
         if (!acc)
             continue;
-        push_mark(marks, acc->last_us, SPLIT_TURNAROUND);
+        ota_split_mark(marks, acc->last_us, OTA_SPLIT_TURNAROUND);
         /* The round trip of the transmission the accepted answer answers:
          * the last one, or after spurious retransmissions the one whose
          * turn it is among the answers. */
@@ -1282,7 +1147,9 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
     if (s->first_request_us >= 0 && end > s->first_request_us) {
         gint64 median_turn = s->turnaround_median_s >= 0 ? (gint64)(s->turnaround_median_s * 1e6 + 0.5) : 0;
         gint64 unseen_after = strcmp(s->vantage, "gateway") == 0 ? median_turn + COAP_ACK_TIMEOUT_US : -1;
-        split_time(s, marks, air, poll_runs, s->first_request_us, end, median_turn, unseen_after);
+        GArray *runs = air_runs(air);
+        ota_split_time(s, marks, runs, poll_runs, s->first_request_us, end, median_turn, unseen_after);
+        g_array_free(runs, TRUE);
         count_stalls(s, x, stall_s, end);
     }
     estimate_eta(s, taken);
