@@ -26,7 +26,9 @@ Log, one line per datagram, fields separated by spaces, key=value:
   action=forwarded delay_ms=<ms> sent=<send time> | action=dropped | action=pending
 A line is written when the datagram leaves (forwarded) or is dropped; ones
 still queued at exit are logged as pending. The relay stops on SIGTERM or
-SIGINT, or by itself after --max-seconds (default 300)."""
+SIGINT, or by itself after --max-seconds (default 300); stopped, it sends
+nothing more but still takes the server's answers to what it sent just
+before (they reach the gateway capture) until the server is quiet."""
 import argparse
 import heapq
 import random
@@ -35,6 +37,9 @@ import signal
 import socket
 import sys
 import time
+
+DRAIN_QUIET_S = 0.3   # after a stop, this long without a datagram from the server ends it
+DRAIN_MAX_S = 2.0
 
 TYPES = ("CON", "NON", "ACK", "RST")
 
@@ -134,6 +139,26 @@ class Relay:
             sent = time.time()
             self.write(t, d, data, f, "action=forwarded delay_ms=%.3f sent=%.6f" % ((sent - t) * 1000, sent))
 
+    def drain(self):
+        """Stopped: nothing more goes out, but the server's answer to a
+        request sent just before the stop is still on its way, and the
+        gateway capture will show it: it is received (and logged with what
+        the relay still holds) until the server has been quiet for
+        DRAIN_QUIET_S, DRAIN_MAX_S at most."""
+        hard = time.time() + DRAIN_MAX_S
+        quiet = time.time() + DRAIN_QUIET_S
+        while time.time() < min(quiet, hard):
+            try:
+                ready, _, _ = select.select([self.up], [], [], max(0.0, min(quiet, hard) - time.time()))
+            except InterruptedError:
+                continue
+            if not ready:
+                break
+            data, addr = self.up.recvfrom(65535)
+            if addr[:2] == self.upstream and self.client:
+                self.received("s2c", data)
+                quiet = time.time() + DRAIN_QUIET_S
+
     def run(self):
         with open(self.args.ready, "w") as r:
             r.write("ready\n")
@@ -154,6 +179,7 @@ class Relay:
                 elif addr[:2] == self.upstream and self.client:
                     self.received("s2c", data)
             self.send_due()
+        self.drain()
         for _, _, d, data, t, f in sorted(self.queue):
             self.write(t, d, data, f, "action=pending")
         self.log.close()
