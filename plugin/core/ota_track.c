@@ -1293,13 +1293,6 @@ static void append_to_sized(wmem_allocator_t *tmp, wmem_map_t *map, const void *
  * What lies beyond the capture (the gateway's round trip) cannot be told
  * from the wait. */
 #define POLL_FETCH_US 50000   /* a parent answers a poll with its frame within this */
-typedef struct {
-    ota_transfer_t *xfer;
-    gint64 poll;                 /* the Data Request's start */
-    gint64 had;                  /* known arrival, or G_MININT64 */
-    gint64 after;                /* else the arrival's lower bound */
-    gint64 request_end;          /* the answered request's last copy (G_MININT64: none) */
-} poll_case_t;
 
 static gint64 previous_hop_had(const ota_track_t *t, const ota_copy_t *c, const ota_copy_t *p)
 {
@@ -1311,7 +1304,10 @@ static gint64 previous_hop_had(const ota_track_t *t, const ota_copy_t *c, const 
     return t->acks_seen && p->last_us > p->first_us ? p->last_us : p->first_us;
 }
 
-static gboolean poll_case(const ota_track_t *t, const ota_copy_t *c, wmem_map_t *copies_by_msg, poll_case_t *pc)
+/* The wait of copy c, as wait[0] (had it) to wait[1] (the poll); FALSE if
+ * none. *uncertain_s: how far wait[0] may be off (0 when exact). */
+static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, wmem_map_t *copies_by_msg, gint64 wait[2],
+                          double *uncertain_s)
 {
     wmem_map_t *polls = t->acks_seen ? t->answered_polls : t->polls;
     wmem_array_t *list = c->dst ? (wmem_array_t *)wmem_map_lookup(polls, &c->dst) : NULL;
@@ -1327,26 +1323,30 @@ static gboolean poll_case(const ota_track_t *t, const ota_copy_t *c, wmem_map_t 
     }
     if (!lo || c->first_us - v[lo - 1].start_us > POLL_FETCH_US)
         return FALSE;
-    pc->xfer = c->msg->xfer;
-    pc->poll = v[lo - 1].start_us;
-    pc->had = pc->after = pc->request_end = G_MININT64;
+    gint64 poll = v[lo - 1].start_us, had = G_MININT64;
     wmem_array_t *mine = (wmem_array_t *)wmem_map_lookup(copies_by_msg, c->msg);
     for (guint i = 0; mine && i < wmem_array_get_count(mine); i++) {
         const ota_copy_t *p = *(ota_copy_t **)wmem_array_index(mine, i);
         if (p != c && p->dst == c->src && p->first_us <= c->first_us && c->first_us - p->first_us < HOP_WINDOW_US)
-            pc->had = MAX(pc->had, MIN(previous_hop_had(t, c, p), pc->poll));
+            had = MAX(had, MIN(previous_hop_had(t, c, p), poll));
     }
-    if (pc->had != G_MININT64)
-        return TRUE;
-    pc->after = lo >= 2 ? MIN(v[lo - 2].start_us, pc->poll) : G_MININT64;
-    const ota_msg_t *req = c->msg->request;
-    for (guint k = 0; req && k < wmem_array_get_count(req->rounds); k++) {
-        const ota_round_t *rd = (const ota_round_t *)wmem_array_index(req->rounds, k);
-        if (rd->last_us <= pc->poll)
-            pc->request_end = MAX(pc->request_end, rd->last_us);
+    *uncertain_s = 0;
+    if (had == G_MININT64) {
+        gint64 after = lo >= 2 ? MIN(v[lo - 2].start_us, poll) : G_MININT64;
+        const ota_msg_t *req = c->msg->request;
+        for (guint k = 0; req && k < wmem_array_get_count(req->rounds); k++) {
+            const ota_round_t *rd = (const ota_round_t *)wmem_array_index(req->rounds, k);
+            if (rd->last_us <= poll)
+                after = MAX(after, rd->last_us);
+        }
+        if (after == G_MININT64)
+            return FALSE;
+        had = after + (poll - after) / 2;
+        *uncertain_s = (poll - after) / 2e6;
     }
-    pc->after = MAX(pc->after, pc->request_end);
-    return pc->after != G_MININT64;
+    wait[0] = had;
+    wait[1] = poll;
+    return TRUE;
 }
 
 void ota_track_finalize(ota_track_t *t, double stall_s)
@@ -1429,39 +1429,21 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
                 }
     }
     /* Poll waits, once every copy has its message. */
-    wmem_map_t *cases_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
         ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
-        poll_case_t pc;
-        if (c->msg && poll_case(t, c, copies_by_msg, &pc))
-            append_to(tmp, cases_by_xfer, c->msg->xfer, &pc);
-    }
-    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
-        ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
-        wmem_array_t *cases = (wmem_array_t *)wmem_map_lookup(cases_by_xfer, x);
-        guint n = cases ? wmem_array_get_count(cases) : 0;
-        poll_case_t *pcs = n ? (poll_case_t *)wmem_array_get_raw(cases) : NULL;
-        for (guint k = 0; k < n; k++) {
-            if (pcs[k].had == G_MININT64) {
-                pcs[k].had = pcs[k].after + (pcs[k].poll - pcs[k].after) / 2;
-                x->rec.time_poll_uncertain_s += (pcs[k].poll - pcs[k].after) / 2e6;
-            }
-            gint64 wait[2] = { pcs[k].had, pcs[k].poll };
-            if (wait[0] < wait[1])
-                append_to(tmp, polls_by_xfer, x, &wait);
-        }
+        gint64 wait[2];
+        double uncertain;
+        if (!c->msg || !poll_wait(t, c, copies_by_msg, wait, &uncertain))
+            continue;
+        c->msg->xfer->rec.time_poll_uncertain_s += uncertain;
+        if (wait[0] < wait[1])
+            append_to(tmp, polls_by_xfer, c->msg->xfer, &wait);
     }
     /* Each transfer's frames on the air, through the copies they carried. */
     for (guint i = 0; i < wmem_array_get_count(t->air); i++) {
         const ota_air_t *a = (const ota_air_t *)wmem_array_index(t->air, i);
-        if (!a->copy->msg)
-            continue;
-        wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(air_by_xfer, a->copy->msg->xfer);
-        if (!list) {
-            list = wmem_array_new(tmp, sizeof(ota_air_t));
-            wmem_map_insert(air_by_xfer, a->copy->msg->xfer, list);
-        }
-        wmem_array_append_one(list, *a);
+        if (a->copy->msg)
+            append_to(tmp, air_by_xfer, a->copy->msg->xfer, a);
     }
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
         ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
