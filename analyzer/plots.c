@@ -68,22 +68,20 @@ static gboolean progress_plot(const char *path, const ms_capture_t *c, GError **
 
 static gboolean split_plot(const char *path, const ms_capture_t *c, GError **err)
 {
-    static const char *const parts[] = { "air", "timeouts", "network", "turn-around", "sleepy poll", "not visible" };
-    enum { N_PARTS = G_N_ELEMENTS(parts) };
+    const char *parts[METER_SPLIT_PARTS];
+    enum { N_PARTS = METER_SPLIT_PARTS };
     guint n = c->transfers->len;
     svg_stack_row_t *rows = g_new0(svg_stack_row_t, n);
     double *values = g_new(double, N_PARTS * (gsize)MAX(n, 1));
     GPtrArray *labels = g_ptr_array_new_with_free_func(g_free);
 
+    for (guint k = 0; k < N_PARTS; k++)
+        parts[k] = meter_split_parts[k].label;
     for (guint i = 0; i < n; i++) {
         const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
         double *v = values + N_PARTS * i;
-        v[0] = x->rec.time_air_s;
-        v[1] = x->rec.time_timeouts_s;
-        v[2] = x->rec.time_network_s;
-        v[3] = x->rec.time_turnaround_s;
-        v[4] = x->rec.time_poll_s;
-        v[5] = x->rec.time_unseen_s;
+        for (guint k = 0; k < N_PARTS; k++)
+            v[k] = meter_split_value(&x->rec, k);
         char *label = g_strdup_printf("#%u %u B", x->rec.transfer, x->rec.block_size);
         g_ptr_array_add(labels, label);
         rows[i] = (svg_stack_row_t){ label, v };

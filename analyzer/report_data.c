@@ -6,17 +6,6 @@
 #include <json-glib/json-glib.h>
 #include "report.h"
 
-static const char *const split_names[] = { "time_air_s", "time_timeouts_s", "time_network_s", "time_turnaround_s",
-                                            "time_poll_s", "time_unseen_s" };
-
-static double split_value(const ms_transfer_t *x, guint k)
-{
-    const double v[] = { x->rec.time_air_s, x->rec.time_timeouts_s, x->rec.time_network_s, x->rec.time_turnaround_s,
-                         x->rec.time_poll_s, x->rec.time_unseen_s };
-    G_STATIC_ASSERT(G_N_ELEMENTS(v) == G_N_ELEMENTS(split_names));
-    return v[k];
-}
-
 /* A column's value as text; "" for "none". */
 static char *column_text(const ms_transfer_t *x, const meter_column_t *col)
 {
@@ -68,8 +57,9 @@ void ms_report_csv(FILE *out, ms_analysis_t *a, guint n)
     csv_cell(out, "capture", TRUE);
     for (guint k = 0; k < nc; k++)
         csv_cell(out, cols[k].name, FALSE);
-    for (guint k = 0; k < G_N_ELEMENTS(split_names); k++) {
-        char *name = g_strdup_printf("%.*s_pct", (int)strlen(split_names[k]) - 2, split_names[k]);
+    for (guint k = 0; k < METER_SPLIT_PARTS; k++) {
+        const char *column = meter_split_parts[k].column;
+        char *name = g_strdup_printf("%.*s_pct", (int)strlen(column) - 2, column);
         csv_cell(out, name, FALSE);
         g_free(name);
     }
@@ -83,9 +73,9 @@ void ms_report_csv(FILE *out, ms_analysis_t *a, guint n)
                 csv_cell(out, v, FALSE);
                 g_free(v);
             }
-            for (guint k = 0; k < G_N_ELEMENTS(split_names); k++)
+            for (guint k = 0; k < METER_SPLIT_PARTS; k++)
                 csv_cell(out, g_ascii_formatd(buf, sizeof buf, "%.3f",
-                                              x->rec.duration_s > 0 ? 100 * split_value(x, k) / x->rec.duration_s : 0),
+                                              x->rec.duration_s > 0 ? 100 * meter_split_value(&x->rec, k) / x->rec.duration_s : 0),
                          FALSE);
             fputc('\n', out);
         }
@@ -132,10 +122,11 @@ static void json_transfer(JsonBuilder *b, const ms_transfer_t *x)
         json_column(b, x, &cols[k]);
     json_builder_set_member_name(b, "time_split_pct");
     json_builder_begin_object(b);
-    for (guint k = 0; k < G_N_ELEMENTS(split_names); k++) {
-        char *name = g_strndup(split_names[k] + 5, strlen(split_names[k]) - 7);   /* "air", ... */
+    for (guint k = 0; k < METER_SPLIT_PARTS; k++) {
+        const char *column = meter_split_parts[k].column;
+        char *name = g_strndup(column + 5, strlen(column) - 7);   /* "air", ... */
         json_builder_set_member_name(b, name);
-        json_builder_add_double_value(b, x->rec.duration_s > 0 ? 100 * split_value(x, k) / x->rec.duration_s : 0);
+        json_builder_add_double_value(b, x->rec.duration_s > 0 ? 100 * meter_split_value(&x->rec, k) / x->rec.duration_s : 0);
         g_free(name);
     }
     json_builder_end_object(b);

@@ -62,41 +62,38 @@ static void transfers(FILE *out, const ms_capture_t *c)
     }
 }
 
+/* The parts of the split shown: the four always, the sleepy poll and the
+ * time not visible only when some transfer has them. */
 static void time_split(FILE *out, const ms_capture_t *c)
 {
-    gboolean poll = FALSE, unseen = FALSE;
+    gboolean shown[METER_SPLIT_PARTS] = { TRUE, TRUE, TRUE, TRUE, FALSE, FALSE };
 
     for (guint i = 0; i < c->transfers->len; i++) {
         const meter_transfer_record_t *x = &((const ms_transfer_t *)g_ptr_array_index(c->transfers, i))->rec;
-        poll |= x->time_poll_s > 0;
-        unseen |= x->time_unseen_s > 0;
+        for (guint k = 0; k < METER_SPLIT_PARTS; k++)
+            shown[k] |= meter_split_value(x, k) > 0;
     }
     fprintf(out, "\nWhere the time went (seconds and share of each transfer's duration; RTTl: round trip "
                  "from a request's last transmission)\n");
-    fprintf(out, "%-3s %-7s %10s %17s %17s %17s %17s", "#", "seen at", "duration", "air", "timeouts", "network",
-            "turn-around");
-    if (poll)
-        fprintf(out, " %17s", "sleepy poll");
-    if (unseen)
-        fprintf(out, " %17s", "not visible");
+    fprintf(out, "%-3s %-7s %10s", "#", "seen at", "duration");
+    for (guint k = 0; k < METER_SPLIT_PARTS; k++)
+        if (shown[k])
+            fprintf(out, " %17s", meter_split_parts[k].label);
     fprintf(out, " %14s %9s %9s\n", "stalls", "RTTl med", "turn med");
     for (guint i = 0; i < c->transfers->len; i++) {
         const meter_transfer_record_t *x = &((const ms_transfer_t *)g_ptr_array_index(c->transfers, i))->rec;
         double d = x->duration_s;
-        char parts[6][32], stalls[32], rtt[16], turn[16];
-        const double v[6] = { x->time_air_s, x->time_timeouts_s, x->time_network_s, x->time_turnaround_s,
-                              x->time_poll_s, x->time_unseen_s };
-        for (int k = 0; k < 6; k++)
-            g_snprintf(parts[k], sizeof parts[k], "%.1f (%4.1f%%)", v[k], pct(v[k], d));
+        char part[32], stalls[32], rtt[16], turn[16];
+        fprintf(out, "%-3u %-7s %10.1f", x->transfer, x->vantage ? x->vantage : "-", d);
+        for (guint k = 0; k < METER_SPLIT_PARTS; k++) {
+            double v = meter_split_value(x, k);
+            g_snprintf(part, sizeof part, "%.1f (%4.1f%%)", v, pct(v, d));
+            if (shown[k])
+                fprintf(out, " %17s", part);
+        }
         g_snprintf(stalls, sizeof stalls, "%u (%.0fs)", x->stalls, x->stalled_s);
         g_snprintf(rtt, sizeof rtt, x->rtt_last_median_s < 0 ? "-" : "%.3f", x->rtt_last_median_s);
         g_snprintf(turn, sizeof turn, x->turnaround_median_s < 0 ? "-" : "%.3f", x->turnaround_median_s);
-        fprintf(out, "%-3u %-7s %10.1f %17s %17s %17s %17s", x->transfer, x->vantage ? x->vantage : "-", d,
-                parts[0], parts[1], parts[2], parts[3]);
-        if (poll)
-            fprintf(out, " %17s", parts[4]);
-        if (unseen)
-            fprintf(out, " %17s", parts[5]);
         fprintf(out, " %14s %9s %9s\n", stalls, rtt, turn);
     }
 }

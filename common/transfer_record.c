@@ -19,6 +19,13 @@ static const meter_column_t transfer_columns[] = { METER_TRANSFER_COLUMNS(TRANSF
 static const meter_column_t progress_columns[] = { METER_PROGRESS_COLUMNS(PROGRESS_COLUMN) };
 static const meter_column_t counts_columns[] = { METER_COUNTS_COLUMNS(COUNTS_COLUMN) };
 
+#define SPLIT_PART(name, label) { #name, label, G_STRUCT_OFFSET(meter_transfer_record_t, name) }
+const meter_split_part_t meter_split_parts[METER_SPLIT_PARTS] = {
+    SPLIT_PART(time_air_s, "air"), SPLIT_PART(time_timeouts_s, "timeouts"), SPLIT_PART(time_network_s, "network"),
+    SPLIT_PART(time_turnaround_s, "turn-around"), SPLIT_PART(time_poll_s, "sleepy poll"),
+    SPLIT_PART(time_unseen_s, "not visible"),
+};
+
 const meter_record_schema_t meter_transfer_schema = { "T", transfer_columns, G_N_ELEMENTS(transfer_columns),
                                                       sizeof(meter_transfer_record_t) };
 const meter_record_schema_t meter_progress_schema = { "P", progress_columns, G_N_ELEMENTS(progress_columns),

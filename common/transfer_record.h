@@ -169,4 +169,21 @@ gboolean meter_record_column_equal(const meter_column_t *col, const void *a, con
 /* Frees the strings meter_record_parse made and zeroes the record. */
 void     meter_record_clear(const meter_record_schema_t *schema, void *record);
 
+/* The parts of the time split, the `time_*` columns that add up to
+ * `duration_s` (docs/ota-sessions.md), in the reports' order, each with
+ * the words the reports give it. */
+typedef struct {
+    const char *column;
+    const char *label;
+    gsize       offset;           /* of its member in meter_transfer_record_t */
+} meter_split_part_t;
+
+#define METER_SPLIT_PARTS 6
+extern const meter_split_part_t meter_split_parts[METER_SPLIT_PARTS];
+
+static inline double meter_split_value(const meter_transfer_record_t *r, guint part)
+{
+    return *(const double *)((const char *)r + meter_split_parts[part].offset);
+}
+
 #endif
