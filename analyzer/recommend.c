@@ -203,6 +203,8 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
      * than the other direction, per frame more, in the clean exchanges
      * (poll waits left out); where both are as long, one frame's time on
      * each hop. */
+    /* What the blocks' frames took on their way, per frame of an exchange. */
+    double flight_per_frame = (r->air_s + r->network_s) / (k0 + r->other_frames);
     double span_block = r->upload ? x->request_span_s : x->response_span_s;
     double span_other = r->upload ? x->response_span_s : x->request_span_s;
     gboolean spans = span_block >= 0 && span_other >= 0;
@@ -221,7 +223,7 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
      * never more than that time per frame: a block of fewer frames cannot
      * take less than nothing. */
     if (spans && span_block + span_other > SPANS_TOO_LONG * (r->air_s + r->network_s))
-        r->frame_s = MIN(r->frame_s, (r->air_s + r->network_s) / (k0 + r->other_frames));
+        r->frame_s = MIN(r->frame_s, flight_per_frame);
     /* The turn-around's growth: measured at several sizes; else for a
      * download the flash write time assumed, unless the measured
      * turn-around is shorter than the assumption allows at this size. */
@@ -260,7 +262,7 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
         double wait = expected_wait(fail, r->timeout_s);
         /* A frame fewer saves no more than a frame's share of the time the
          * blocks were on their way. */
-        double per_frame = k < k0 ? MIN(r->frame_s, (r->air_s + r->network_s) / (k0 + r->other_frames)) : r->frame_s;
+        double per_frame = k < k0 ? MIN(r->frame_s, flight_per_frame) : r->frame_s;
         double t_b = fixed + (k - k0) * per_frame + turn + wait;
         r->exchange_fail[szx] = fail;
         r->rate_Bps[szx] = isfinite(t_b) && t_b > 0 ? b / t_b : 0;
