@@ -45,6 +45,7 @@ struct ota_track {
     wmem_allocator_t *scope;
     wmem_map_t   *last_by_src;     /* ota_addr_t -> ota_frame_t**: last acked-kind frame */
     ota_frame_t  *awaiting_ack[256];
+    ota_frame_t  *spare_frames;    /* records no one holds, for reuse (chained by copy) */
     wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* */
     wmem_map_t   *copies_by_mid;   /* mid -> wmem_array of ota_copy_t*, in the order they began */
     wmem_map_t   *pending_by_mid;  /* mid -> wmem_list of the copies not tied to a message yet */
@@ -84,6 +85,12 @@ static gboolean copy_key_equal(gconstpointer a, gconstpointer b)
     const copy_key_t *x = (const copy_key_t *)a, *y = (const copy_key_t *)b;
     return x->src == y->src && x->dst == y->dst && x->orig == y->orig && x->tag == y->tag &&
            x->size == y->size;
+}
+
+/* The frame's stamp as captured. */
+static gint64 frame_raw_us(const ota_frame_t *f)
+{
+    return f->moved_to_end ? f->ts_us - f->air_us : f->ts_us;
 }
 
 static void note_air(ota_track_t *t, ota_copy_t *c, gint64 end_us, guint32 dur_us)
@@ -132,7 +139,7 @@ static void learn_time_base(ota_track_t *t, const ota_frame_t *frame, const ota_
 {
     ota_time_base_t *b = &t->time_base;
     ota_stamp_kind_t before = b->kind;
-    gint64 gap = ack->ts_us - frame->raw_us;
+    gint64 gap = ack->ts_us - frame_raw_us(frame);
     gint64 at_end = gap - (TURNAROUND_US + (gint64)ack->air_us);
     gint64 at_start = gap - ((gint64)frame->air_us + TURNAROUND_US);
 
@@ -165,6 +172,12 @@ static gint64 frame_end_us(const ota_track_t *t, gint64 raw_us, guint32 air_us)
     return t->time_base.kind == OTA_STAMP_START ? raw_us + air_us : raw_us;
 }
 
+static void set_frame_time(const ota_track_t *t, ota_frame_t *f, gint64 raw_us)
+{
+    f->ts_us = frame_end_us(t, raw_us, f->air_us);
+    f->moved_to_end = f->ts_us != raw_us;
+}
+
 /* A sleepy node's Data Request: when it began, and its frame. */
 typedef struct {
     gint64  start_us;
@@ -186,17 +199,56 @@ static void note_poll(ota_track_t *t, wmem_map_t *polls, ota_addr_t child, gint6
     wmem_array_append_one(list, p);
 }
 
+/* Link records. Most frames of a long capture (polls, ACKs, other
+ * traffic) matter only while the next frames are read: a record is reused
+ * once the caller has let it go (ota_track_frame_keep) and neither the
+ * sender's last-frame slot nor the ACK wait holds it. Those that carry a
+ * datagram copy stay for the display. */
+static ota_frame_t *frame_record(ota_track_t *t)
+{
+    ota_frame_t *f = t->spare_frames;
+
+    if (!f)
+        return wmem_new0(t->scope, ota_frame_t);
+    t->spare_frames = (ota_frame_t *)f->copy;
+    memset(f, 0, sizeof *f);
+    return f;
+}
+
+static void frame_unhold(ota_track_t *t, ota_frame_t *f)
+{
+    if (!f || --f->holders || !f->let_go || f->copy)
+        return;
+    f->copy = (ota_copy_t *)t->spare_frames;
+    t->spare_frames = f;
+}
+
+static void frame_hold(ota_frame_t **where, ota_frame_t *f)
+{
+    *where = f;
+    f->holders++;
+}
+
+gboolean ota_track_frame_keep(ota_track_t *t, ota_frame_t *f)
+{
+    if (f->copy)
+        return TRUE;
+    f->let_go = TRUE;
+    f->holders++;
+    frame_unhold(t, f);
+    return FALSE;
+}
+
 ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
 {
-    ota_frame_t *f = wmem_new0(t->scope, ota_frame_t);
+    ota_frame_t *f = frame_record(t);
 
     f->frame = in->frame;
-    f->raw_us = in->ts_us;
-    f->ts_us = frame_end_us(t, in->ts_us, in->air_us);
+    f->air_us = in->air_us;
+    set_frame_time(t, f, in->ts_us);
     f->src = in->src;
     f->dst = in->dst;
     f->seq = in->seq;
-    f->air_us = in->air_us;
     t->dirty = TRUE;
     t->counts.frames++;
     if (!in->has_wpan)
@@ -211,11 +263,11 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
          * (a retry replaces its first transmission), if it comes no later
          * than the standard allows after that frame's start, whatever
          * instant the sniffer stamps. */
-        gint64 gap = in->ts_us - (a ? a->raw_us : 0);
+        gint64 gap = in->ts_us - (a ? frame_raw_us(a) : 0);
         if (a && gap >= 0 &&
             gap <= (gint64)a->air_us + ACK_WAIT_US + (gint64)in->air_us + STAMP_SLACK_US) {
             learn_time_base(t, a, in);
-            f->ts_us = frame_end_us(t, in->ts_us, in->air_us);
+            set_frame_time(t, f, in->ts_us);
             f->acked_frame = a->frame;
             a->ack_frame = in->frame;
             if (a->copy && a->frag_index < a->copy->n_frags) {
@@ -229,6 +281,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
             if (a->copy)
                 note_air(t, a->copy, f->ts_us, in->air_us);
             t->awaiting_ack[in->seq] = NULL;
+            frame_unhold(t, a);
         }
         return f;
     }
@@ -240,7 +293,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
         if (last && last->seq == in->seq) {
             /* A host's stamps move by more than the gap between a frame
              * and its retry: there a frame sent again is a retry. */
-            if (in->ts_us - last->raw_us <= SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST)
+            if (in->ts_us - frame_raw_us(last) <= SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST)
                 f->sniffer_dup = TRUE;
             else
                 f->mac_retry = TRUE;
@@ -252,13 +305,16 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
                 f->data_request = FALSE;
         }
         if (!slot) {
-            slot = wmem_new(t->scope, ota_frame_t *);
+            slot = wmem_new0(t->scope, ota_frame_t *);
             wmem_map_insert(t->last_by_src, key64(t->scope, in->src), slot);
         }
-        *slot = f;
+        frame_unhold(t, *slot);
+        frame_hold(slot, f);
         /* A sniffer duplicate is the same transmission: its ACK is the first one's. */
-        if (!f->sniffer_dup)
-            t->awaiting_ack[in->seq] = f;
+        if (!f->sniffer_dup) {
+            frame_unhold(t, t->awaiting_ack[in->seq]);
+            frame_hold(&t->awaiting_ack[in->seq], f);
+        }
     }
     f->data_request &= !f->sniffer_dup;
     if (f->data_request)

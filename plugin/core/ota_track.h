@@ -63,22 +63,27 @@ typedef struct {
     guint32 early_messages;      /* messages timed before that, as if stamped at their end */
 } ota_time_base_t;
 
-/* Per frame: what the link and fragment accounting found. */
+/* Per frame: what the link and fragment accounting found. Compact: a long
+ * capture keeps one for every frame of a datagram copy. */
 typedef struct {
-    guint32    frame;
     gint64     ts_us;            /* the frame's end, as far as the time base is known */
-    gint64     raw_us;           /* its stamp as captured */
     ota_addr_t src, dst;
-    guint8     seq;
-    gboolean   mac_retry, sniffer_dup;
-    gboolean   data_request;     /* a sleepy node's poll (not a retry of one its parent answered) */
-    guint32    first_tx_frame;   /* a retry/duplicate: the first transmission */
-    guint32    ack_frame;        /* the ACK that followed (0: none seen yet) */
-    guint32    acked_frame;      /* an ACK: the frame it acknowledges */
     ota_copy_t *copy;            /* the datagram copy a fragment belongs to */
-    guint16    frag_offset, frag_len;
-    guint      frag_index;       /* index in copy->frags */
+    guint32    frame;
+    union {                      /* (an ACK is never a retry) */
+        guint32 first_tx_frame;  /* a retry/duplicate: the first transmission */
+        guint32 acked_frame;     /* an ACK: the frame it acknowledges */
+    };
+    guint32    ack_frame;        /* the ACK that followed (0: none seen yet) */
     guint32    air_us;
+    guint16    frag_offset, frag_len;
+    guint8     frag_index;       /* index in copy->frags (< OTA_MAX_FRAGS) */
+    guint8     seq;
+    guint8     holders;          /* the tracker's references while frames are read */
+    guint8     mac_retry : 1, sniffer_dup : 1;
+    guint8     data_request : 1; /* a sleepy node's poll (not a retry of one its parent answered) */
+    guint8     let_go : 1;       /* the caller keeps it no longer */
+    guint8     moved_to_end : 1; /* ts_us is its stamp plus air_us (stamped at its start) */
 } ota_frame_t;
 
 typedef struct {
@@ -193,6 +198,10 @@ typedef struct ota_track ota_track_t;
 ota_track_t     *ota_track_new(wmem_allocator_t *scope);
 /* The link-layer facts of a frame; returns its record (kept for display). */
 ota_frame_t     *ota_track_frame(ota_track_t *t, const ota_link_in_t *in);
+/* At the end of the frame's first pass: TRUE when the record carries a
+ * datagram copy and is worth keeping for later passes; FALSE, and the
+ * caller must forget it (the tracker reuses it). */
+gboolean         ota_track_frame_keep(ota_track_t *t, ota_frame_t *f);
 /* The transfer whose message a frame's datagram copy carries; 0 while not
  * known (every copy is attributed once finalized). */
 guint32          ota_track_frame_transfer(const ota_frame_t *f);
