@@ -34,10 +34,11 @@
 #define SILENCE_MIN_US   G_GINT64_CONSTANT(1000000)   /* shorter gaps are never stalls */
 
 /* A frame of a datagram copy (or the ACK of one) on the air: it occupied
- * [end_us - dur_us, end_us] (stamps are moved to the frame's end first). */
+ * [end_us - dur_us, end_us] (stamps are moved to the frame's end first).
+ * One per frame of every copy: the copy by its place in copy_list. */
 typedef struct {
-    ota_copy_t *copy;
     gint64      end_us;
+    guint32     copy_index;
     guint32     dur_us;
 } ota_air_t;
 
@@ -95,7 +96,7 @@ static gint64 frame_raw_us(const ota_frame_t *f)
 
 static void note_air(ota_track_t *t, ota_copy_t *c, gint64 end_us, guint32 dur_us)
 {
-    ota_air_t a = { c, end_us, dur_us };
+    ota_air_t a = { end_us, c->id - 1, dur_us };
 
     if (dur_us)
         wmem_array_append_one(t->air, a);
@@ -374,7 +375,7 @@ static ota_copy_t *new_copy(ota_track_t *t, ota_frame_t *f, const lowpan_view_t 
 {
     ota_copy_t *c = wmem_new0(t->scope, ota_copy_t);
 
-    c->id = ++t->next_copy_id;
+    c->id = ++t->next_copy_id;        /* its place in copy_list, plus 1 */
     c->src = f->src;
     c->dst = f->dst;
     c->tag = lv->is_frag ? lv->tag : 0;
@@ -968,14 +969,15 @@ static guint answers_before(const ota_msg_t *req, gint64 t)
 
 /* ---- where the time went (ota_split.c) ---- */
 
-/* The union of the frames' air intervals; frames of two hops may overlap. */
-static GArray *air_runs(wmem_array_t *air)
+/* The union of the frames' air intervals (air: indices in t->air); frames
+ * of two hops may overlap. */
+static GArray *air_runs(const ota_track_t *t, wmem_array_t *air)
 {
     guint na = air ? wmem_array_get_count(air) : 0;
     gint64 *spans = g_new(gint64, 2 * (gsize)na + 1);
 
     for (guint i = 0; i < na; i++) {
-        const ota_air_t *a = (const ota_air_t *)wmem_array_index(air, i);
+        const ota_air_t *a = (const ota_air_t *)wmem_array_index(t->air, *(guint32 *)wmem_array_index(air, i));
         spans[2 * i] = a->end_us - a->dur_us;
         spans[2 * i + 1] = a->end_us;
     }
@@ -1019,12 +1021,10 @@ static void record_start(ota_track_t *t, ota_transfer_t *x)
     r->size_hint = x->size_hint;
 }
 
-static gboolean copies_lost(const ota_track_t *t, wmem_map_t *copies_by_msg, const ota_msg_t *msg)
+static gboolean copies_lost(const ota_track_t *t, const ota_msg_t *msg)
 {
-    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(copies_by_msg, msg);
-
-    for (guint i = 0; list && i < wmem_array_get_count(list); i++)
-        if (copy_lost(t, *(ota_copy_t **)wmem_array_index(list, i), G_MAXINT64))
+    for (const ota_copy_t *c = msg->copies; c; c = c->next_of_msg)
+        if (copy_lost(t, c, G_MAXINT64))
             return TRUE;
     return FALSE;
 }
@@ -1067,10 +1067,10 @@ static void estimate_eta(meter_transfer_record_t *s, wmem_array_t *taken_us)
 }
 
 static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_array_t *air, wmem_array_t *polls,
-                              wmem_map_t *copies_by_msg, double stall_s)
+                              double stall_s)
 {
     meter_transfer_record_t *s = &x->rec;
-    wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
+    wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_BLOCK);
     wmem_array_t *rf = wmem_array_new(tmp, sizeof(gint64)), *rl = wmem_array_new(tmp, sizeof(gint64));
     wmem_array_t *ta = wmem_array_new(tmp, sizeof(gint64));
     wmem_array_t *req_spans = wmem_array_new(tmp, sizeof(gint64)), *resp_spans = wmem_array_new(tmp, sizeof(gint64));
@@ -1154,8 +1154,8 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
         wmem_array_append_one(rl, d2);
         /* A clean exchange (one round each way, nothing lost) times a
          * request's and a response's way across the hops. */
-        if (nr == 1 && wmem_array_get_count(resp->rounds) == 1 && !copies_lost(t, copies_by_msg, o) &&
-            !copies_lost(t, copies_by_msg, resp)) {
+        if (nr == 1 && wmem_array_get_count(resp->rounds) == 1 && !copies_lost(t, o) &&
+            !copies_lost(t, resp)) {
             gint64 q = round_span(rn, poll_runs), p = round_span(acc, poll_runs);
             wmem_array_append_one(req_spans, q);
             wmem_array_append_one(resp_spans, p);
@@ -1203,7 +1203,7 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
     if (s->first_request_us >= 0 && end > s->first_request_us) {
         gint64 median_turn = s->turnaround_median_s >= 0 ? (gint64)(s->turnaround_median_s * 1e6 + 0.5) : 0;
         gint64 unseen_after = strcmp(s->vantage, "gateway") == 0 ? median_turn + COAP_ACK_TIMEOUT_US : -1;
-        GArray *runs = air_runs(air);
+        GArray *runs = air_runs(t, air);
         ota_split_time(s, marks, runs, poll_runs, s->first_request_us, end, median_turn, unseen_after);
         g_array_free(runs, TRUE);
         count_stalls(s, x, stall_s, end);
@@ -1362,7 +1362,7 @@ static gint64 previous_hop_had(const ota_track_t *t, const ota_copy_t *c, const 
 
 /* The wait of copy c, as wait[0] (had it) to wait[1] (the poll); FALSE if
  * none. *uncertain_s: how far wait[0] may be off (0 when exact). */
-static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, wmem_map_t *copies_by_msg, gint64 wait[2],
+static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, gint64 wait[2],
                           double *uncertain_s)
 {
     wmem_map_t *polls = t->acks_seen ? t->answered_polls : t->polls;
@@ -1380,9 +1380,7 @@ static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, wmem_map_t 
     if (!lo || c->first_us - v[lo - 1].start_us > POLL_FETCH_US)
         return FALSE;
     gint64 poll = v[lo - 1].start_us, had = G_MININT64;
-    wmem_array_t *mine = (wmem_array_t *)wmem_map_lookup(copies_by_msg, c->msg);
-    for (guint i = 0; mine && i < wmem_array_get_count(mine); i++) {
-        const ota_copy_t *p = *(ota_copy_t **)wmem_array_index(mine, i);
+    for (const ota_copy_t *p = c->msg->copies; p; p = p->next_of_msg) {
         if (p != c && p->dst == c->src && p->first_us <= c->first_us && c->first_us - p->first_us < HOP_WINDOW_US)
             had = MAX(had, MIN(previous_hop_had(t, c, p), poll));
     }
@@ -1409,9 +1407,8 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
 {
     if (!t->dirty && stall_s == t->finalized_stall_s)
         return;
-    wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
+    wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_BLOCK);
     wmem_map_t *air_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
-    wmem_map_t *copies_by_msg = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *polls_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *frag1_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++)
@@ -1429,7 +1426,6 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         }
         if (!c->msg)
             continue;
-        append_to(tmp, copies_by_msg, c->msg, &c);
         meter_transfer_record_t *s = &c->msg->xfer->rec;
         s->datagram_copies++;
         s->acks_visible = t->acks_seen;
@@ -1484,22 +1480,36 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
                     append_to(tmp, frag1_by_xfer, c->msg->xfer, &d1);
                 }
     }
+    /* Each message's copies, in capture order (chained: no table of them). */
+    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
+        ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+        for (guint k = 0; k < wmem_array_get_count(x->msgs); k++)
+            (*(ota_msg_t **)wmem_array_index(x->msgs, k))->copies = NULL;
+    }
+    for (guint i = wmem_array_get_count(t->copy_list); i-- > 0;) {
+        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
+        if (c->msg) {
+            c->next_of_msg = c->msg->copies;
+            c->msg->copies = c;
+        }
+    }
     /* Poll waits, once every copy has its message. */
     for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
         ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
         gint64 wait[2];
         double uncertain;
-        if (!c->msg || !poll_wait(t, c, copies_by_msg, wait, &uncertain))
+        if (!c->msg || !poll_wait(t, c, wait, &uncertain))
             continue;
         c->msg->xfer->rec.time_poll_uncertain_s += uncertain;
         if (wait[0] < wait[1])
             append_to(tmp, polls_by_xfer, c->msg->xfer, &wait);
     }
     /* Each transfer's frames on the air, through the copies they carried. */
-    for (guint i = 0; i < wmem_array_get_count(t->air); i++) {
+    for (guint32 i = 0; i < wmem_array_get_count(t->air); i++) {
         const ota_air_t *a = (const ota_air_t *)wmem_array_index(t->air, i);
-        if (a->copy->msg)
-            append_to(tmp, air_by_xfer, a->copy->msg->xfer, a);
+        const ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, a->copy_index);
+        if (c->msg)
+            append_to(tmp, air_by_xfer, c->msg->xfer, &i);
     }
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
         ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
@@ -1510,7 +1520,7 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
                 mark_spurious(t, o, late_delay);
         }
         finalize_transfer(t, x, (wmem_array_t *)wmem_map_lookup(air_by_xfer, x),
-                          (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), copies_by_msg, stall_s);
+                          (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), stall_s);
         wmem_array_t *d1 = (wmem_array_t *)wmem_map_lookup(frag1_by_xfer, x);
         x->rec.frag1_block_bytes = d1 ? floor(quantile_s(d1, 0.5) * 1e6 + 0.5) : -1;
     }

@@ -115,6 +115,7 @@ struct ota_copy {
     guint8      coap_type, coap_code;
     guint16     coap_mid;
     ota_msg_t  *msg;              /* the message it carried, once known */
+    ota_copy_t *next_of_msg;      /* the next copy of msg, in capture order (made by finalize) */
     gboolean    msg_is_guess;     /* msg chosen by finalize (nearest in time): redone every time */
 };
 
@@ -144,6 +145,7 @@ struct ota_msg {
     ota_msg_t *request;           /* a response: its request */
     gint64     not_before;        /* no copy of it can start earlier: the exchange began then */
     wmem_array_t *responses;      /* a request: its response messages (ota_msg_t *) */
+    ota_copy_t *copies;           /* its datagram copies, chained by next_of_msg (made by finalize) */
 };
 
 /* Per CoAP message copy in a frame: what the display shows. */
