@@ -58,7 +58,6 @@ struct ota_track {
     guint32       next_copy_id;
     wmem_array_t *air;             /* ota_air_t, every frame of a copy and its ACKs */
     wmem_map_t   *polls;           /* ota_addr_t -> wmem_array of ota_poll_t: a sleepy node's Data Requests */
-    wmem_map_t   *answered_polls;  /* the same, of the Data Requests its parent acknowledged */
     gboolean      acks_seen;
     ota_time_base_t time_base;
     gboolean      dirty;
@@ -125,7 +124,6 @@ ota_track_t *ota_track_new(wmem_allocator_t *scope)
     t->xfers = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     t->air = wmem_array_new(scope, sizeof(ota_air_t));
     t->polls = wmem_map_new(scope, g_int64_hash, g_int64_equal);
-    t->answered_polls = wmem_map_new(scope, g_int64_hash, g_int64_equal);
     return t;
 }
 
@@ -183,21 +181,36 @@ static void set_frame_time(const ota_track_t *t, ota_frame_t *f, gint64 raw_us)
 typedef struct {
     gint64  start_us;
     guint32 frame;
+    guint32 answered;     /* its parent acknowledged it */
 } ota_poll_t;
 
 /* Kept in frame order: the poll that fetched a frame came before it in the
  * capture, whatever the stamps (a host may stamp a frame later than the
  * poll after it would suggest). */
-static void note_poll(ota_track_t *t, wmem_map_t *polls, ota_addr_t child, gint64 start_us, guint32 frame)
+static void note_poll(ota_track_t *t, ota_addr_t child, gint64 start_us, guint32 frame)
 {
-    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(polls, &child);
-    ota_poll_t p = { start_us, frame };
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->polls, &child);
+    ota_poll_t p = { start_us, frame, FALSE };
 
     if (!list) {
         list = wmem_array_new(t->scope, sizeof(ota_poll_t));
-        wmem_map_insert(polls, key64(t->scope, child), list);
+        wmem_map_insert(t->polls, key64(t->scope, child), list);
     }
     wmem_array_append_one(list, p);
+}
+
+/* The parent acknowledged the poll in frame (one of the child's latest). */
+static void note_poll_answered(ota_track_t *t, ota_addr_t child, guint32 frame)
+{
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->polls, &child);
+
+    for (guint i = list ? wmem_array_get_count(list) : 0; i-- > 0;) {
+        ota_poll_t *p = (ota_poll_t *)wmem_array_index(list, i);
+        if (p->frame <= frame) {
+            p->answered |= p->frame == frame;
+            return;
+        }
+    }
 }
 
 /* Link records. Most frames of a long capture (polls, ACKs, other
@@ -278,7 +291,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
                 fr->acked = TRUE;
             }
             if (a->data_request)
-                note_poll(t, t->answered_polls, a->src, a->ts_us - a->air_us, a->frame);
+                note_poll_answered(t, a->src, a->frame);
             if (a->copy)
                 note_air(t, a->copy, f->ts_us, in->air_us);
             t->awaiting_ack[in->seq] = NULL;
@@ -319,7 +332,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
     }
     f->data_request &= !f->sniffer_dup;
     if (f->data_request)
-        note_poll(t, t->polls, in->src, f->ts_us - in->air_us, in->frame);
+        note_poll(t, in->src, f->ts_us - in->air_us, in->frame);
     return f;
 }
 
@@ -709,18 +722,19 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         round = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
         gboolean used = FALSE;
         for (guint i = 0; i < round->n_links; i++)
-            used |= round->links[i] == link;
+            used |= round->links[i] == ota_link_id(link);
         if (used || ts_us - round->last_us > HOP_WINDOW_US || round->n_links == G_N_ELEMENTS(round->links))
             round = NULL;
     }
     if (round) {
         r->hop_copy = TRUE;
-        round->links[round->n_links++] = link;
+        round->links[round->n_links++] = ota_link_id(link);
         round->last_frame = frame;
         round->last_us = ts_us;
     } else {
-        ota_round_t nr = { frame, frame, ts_us, ts_us, { link }, 1, r,
-                           f && f->copy ? MIN(f->copy->first_start_us, ts_us) : ts_us };
+        ota_round_t nr = { .first_frame = frame, .last_frame = frame, .first_us = ts_us, .last_us = ts_us,
+                           .links = { ota_link_id(link) }, .n_links = 1, .result = r,
+                           .start_us = f && f->copy ? MIN(f->copy->first_start_us, ts_us) : ts_us };
         if (n_rounds) {
             ota_round_t *prev = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
             /* A request sent again; a response sent again is a duplicate
@@ -891,7 +905,7 @@ static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
             ota_round_t *rd = (ota_round_t *)wmem_array_index(m->rounds, k);
             gboolean link = FALSE;
             for (guint l = 0; l < rd->n_links; l++)
-                link |= rd->links[l] == c->src;
+                link |= rd->links[l] == ota_link_id(c->src);
             gint64 d = MIN(abs64(c->first_us - rd->first_us), abs64(c->first_us - rd->last_us));
             /* Never further than that: a Message ID is used again, hours later. */
             if (d >= ATTRIBUTE_US)
@@ -1360,13 +1374,24 @@ static gint64 previous_hop_had(const ota_track_t *t, const ota_copy_t *c, const 
     return t->acks_seen && p->last_us > p->first_us ? p->last_us : p->first_us;
 }
 
+/* The index of the last poll before index end (answered only: of those
+ * the parent acknowledged); -1 if none within a bounded look back (a child
+ * whose polls go unanswered must not make every copy scan them all). */
+#define POLL_LOOK_BACK 1024
+static gint previous_poll(const ota_poll_t *v, gint end, gboolean answered_only)
+{
+    for (gint i = end - 1; i >= 0 && i >= end - POLL_LOOK_BACK; i--)
+        if (!answered_only || v[i].answered)
+            return i;
+    return -1;
+}
+
 /* The wait of copy c, as wait[0] (had it) to wait[1] (the poll); FALSE if
  * none. *uncertain_s: how far wait[0] may be off (0 when exact). */
 static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, gint64 wait[2],
                           double *uncertain_s)
 {
-    wmem_map_t *polls = t->acks_seen ? t->answered_polls : t->polls;
-    wmem_array_t *list = c->dst ? (wmem_array_t *)wmem_map_lookup(polls, &c->dst) : NULL;
+    wmem_array_t *list = c->dst ? (wmem_array_t *)wmem_map_lookup(t->polls, &c->dst) : NULL;
     guint n = list ? wmem_array_get_count(list) : 0, lo = 0, hi = n;
     const ota_poll_t *v = n ? (const ota_poll_t *)wmem_array_get_raw(list) : NULL;
 
@@ -1377,16 +1402,19 @@ static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, gint64 wait
         else
             hi = mid;
     }
-    if (!lo || c->first_us - v[lo - 1].start_us > POLL_FETCH_US)
+    /* The last two polls before it (those acknowledged, where ACKs show). */
+    gint last = previous_poll(v, (gint)lo, t->acks_seen);
+    gint before = last > 0 ? previous_poll(v, last, t->acks_seen) : -1;
+    if (last < 0 || c->first_us - v[last].start_us > POLL_FETCH_US)
         return FALSE;
-    gint64 poll = v[lo - 1].start_us, had = G_MININT64;
+    gint64 poll = v[last].start_us, had = G_MININT64;
     for (const ota_copy_t *p = c->msg->copies; p; p = p->next_of_msg) {
         if (p != c && p->dst == c->src && p->first_us <= c->first_us && c->first_us - p->first_us < HOP_WINDOW_US)
             had = MAX(had, MIN(previous_hop_had(t, c, p), poll));
     }
     *uncertain_s = 0;
     if (had == G_MININT64) {
-        gint64 after = lo >= 2 ? MIN(v[lo - 2].start_us, poll) : G_MININT64;
+        gint64 after = before >= 0 ? MIN(v[before].start_us, poll) : G_MININT64;
         const ota_msg_t *req = c->msg->request;
         for (guint k = 0; req && k < wmem_array_get_count(req->rounds); k++) {
             const ota_round_t *rd = (const ota_round_t *)wmem_array_index(req->rounds, k);
