@@ -9,11 +9,13 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
+#include <signal.h>
 #include <pcap/pcap.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
+#include "children.h"
 #include "tshark_runner.h"
 
 #ifndef WS_GLOBAL_PLUGIN_DIR
@@ -327,7 +329,7 @@ static gboolean tshark_loads_plugin(const ms_tshark_t *t)
 
     if (t->plugin_env_dir)
         g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
-    GSubprocess *p = g_subprocess_launcher_spawnv(l, argv, NULL);
+    GSubprocess *p = ms_children_spawn(l, argv, NULL);
     if (p && g_subprocess_communicate_utf8(p, NULL, NULL, &out, NULL, NULL)) {
         char **lines = g_strsplit(out ? out : "", "\n", -1);
         for (guint i = 0; lines[i] && !loads; i++) {
@@ -337,15 +339,37 @@ static gboolean tshark_loads_plugin(const ms_tshark_t *t)
         }
         g_strfreev(lines);
     }
+    if (p)
+        ms_children_forget(p);
     g_free(out);
     g_clear_object(&p);
     g_object_unref(l);
     return loads;
 }
 
-static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int status, const char *errors,
-                                ms_capture_t *out, char **message)
+static gboolean is_crash(int sig)
 {
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT || sig == SIGTRAP ||
+           sig == SIGSYS;
+}
+
+/* A tshark that died of a signal: crashed, or killed from outside (SIGKILL
+ * is what the out-of-memory killer sends). */
+static char *died(const char *file, int sig, const char *errors)
+{
+    return g_strdup_printf("%s: tshark %s (signal %d, %s) before it finished reading it%s%s%s", file,
+                           is_crash(sig) ? "crashed" : "was killed", sig, g_strsignal(sig),
+                           sig == SIGKILL ? "; the out-of-memory killer does that, see dmesg" : "",
+                           *errors ? ": " : "", errors);
+}
+
+static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int status, int term_sig,
+                                const char *errors, ms_capture_t *out, char **message)
+{
+    if (term_sig) {
+        *message = died(file, term_sig, errors);
+        return RUN_TSHARK_ERROR;
+    }
     switch (status) {
     case TSHARK_READ_ERROR:
     case TSHARK_READ_ERROR_46:
@@ -412,7 +436,7 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
     g_ptr_array_add(argv, t->tap);
     g_ptr_array_add(argv, NULL);
 
-    GSubprocess *p = g_subprocess_launcher_spawnv(l, (const char *const *)argv->pdata, &err);
+    GSubprocess *p = ms_children_spawn(l, (const char *const *)argv->pdata, &err);
     if (!p)
         goto out;
     g_atomic_int_set(pid, (gint)g_ascii_strtoll(g_subprocess_get_identifier(p), NULL, 10));
@@ -424,11 +448,13 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
     }
     g_object_unref(in);
     g_subprocess_wait(p, NULL, NULL);
+    ms_children_forget(p);
     g_atomic_int_set(pid, 0);
-    int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : 128 + g_subprocess_get_term_sig(p);
+    int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
+    int term_sig = g_subprocess_get_if_signaled(p) ? g_subprocess_get_term_sig(p) : 0;
     g_object_unref(p);
     char *errors = tshark_errors(errpath);
-    status = classify(t, file, code, errors, out, message);
+    status = classify(t, file, code, term_sig, errors, out, message);
     g_free(errors);
 out:
     if (err && !*message)
