@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 #include <gio/gio.h>
 #include "children.h"
+#include "compression.h"
 #include "tshark_runner.h"
 
 #ifndef WS_GLOBAL_PLUGIN_DIR
@@ -214,7 +215,7 @@ gboolean ms_capture_file_ok(const char *file, char **message)
     char errbuf[PCAP_ERRBUF_SIZE] = "";
     GStatBuf st;
     FILE *f;
-    guint8 magic[4] = { 0 };
+    guint8 magic[MS_COMPRESSION_MAGIC_MAX] = { 0 };
     size_t got;
 
     if (g_stat(file, &st) != 0) {
@@ -229,7 +230,7 @@ gboolean ms_capture_file_ok(const char *file, char **message)
         *message = g_strdup_printf("%s: %s", file, g_strerror(errno));
         return FALSE;
     }
-    got = fread(magic, 1, 4, f);
+    got = fread(magic, 1, sizeof(magic), f);
     fclose(f);
     if (got == 0) {
         *message = g_strdup_printf("%s: empty file, not a capture", file);
@@ -237,7 +238,10 @@ gboolean ms_capture_file_ok(const char *file, char **message)
     }
     /* pcapng: a Section Header Block (libpcap may refuse some valid ones,
      * e.g. several link types; tshark reads them). */
-    if (got == 4 && magic[0] == 0x0a && magic[1] == 0x0d && magic[2] == 0x0d && magic[3] == 0x0a)
+    if (got >= 4 && magic[0] == 0x0a && magic[1] == 0x0d && magic[2] == 0x0d && magic[3] == 0x0a)
+        return TRUE;
+    /* Compressed: libpcap cannot look inside, tshark may; it decides. */
+    if (ms_compression_of(magic, got))
         return TRUE;
     pcap_t *p = pcap_open_offline(file, errbuf);
     if (!p) {
@@ -255,8 +259,9 @@ gboolean ms_capture_file_ok(const char *file, char **message)
  * it is read from those headers, and checked by analyzer.exit_codes in the
  * 4.4 and 4.6 chroots.
  * The analyser checks each file before (ms_capture_file_ok), so tshark meets
- * a file it cannot open only when libpcap accepts what wiretap refuses, or
- * when the file changed meanwhile. */
+ * a file it cannot open only when it is compressed (not looked into here),
+ * when libpcap accepts what wiretap refuses, or when the file changed
+ * meanwhile. */
 enum {
     /* WS_EXIT_INVALID_OPTION on every version: tshark refused its command
      * line, an -o preference, the -z argument (unknown when the plugin did
@@ -363,6 +368,17 @@ static char *died(const char *file, int sig, const char *errors)
                            *errors ? ": " : "", errors);
 }
 
+/* A file tshark could not open: if it is compressed, what with. */
+static char *cannot_open(const char *file, const char *errors)
+{
+    const ms_compression_t *c = ms_compression_of_file(file);
+
+    if (!c)
+        return g_strdup_printf("%s: %s", file, errors);
+    return g_strdup_printf("%s: this tshark could not read the %s-compressed file (%s): decompress it first (%s -d)",
+                           file, c->name, errors, c->name);
+}
+
 static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int status, int term_sig,
                                 const char *errors, ms_capture_t *out, char **message)
 {
@@ -375,7 +391,7 @@ static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int stat
     case TSHARK_READ_ERROR_46:
     case TSHARK_CANNOT_OPEN:
         *message = out->header_seen ? g_strdup_printf("%s: %s (partial results)", file, errors)
-                                    : g_strdup_printf("%s: %s", file, errors);
+                                    : cannot_open(file, errors);
         return RUN_INPUT_ERROR;
     case TSHARK_REFUSED_OPTION:
         if (!out->header_seen && !tshark_loads_plugin(t)) {
