@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_interrupt.py METERSCOPE METER_SIM: a meterscope stopped mid-run, and
+"""test_interrupt.py METERSCOPE METER_SIM COMMITTED_DIR: a meterscope stopped mid-run, and
 a tshark of its that dies, leave nothing behind.
 
 meter-sim writes a capture that tshark takes a while to read (the field-szx1
@@ -13,7 +13,10 @@ analyser is reading it (looked for in /proc, never guessed by a sleep):
   was there before is byte for byte what it was, and nothing is on stdout.
 - SIGKILL or SIGSEGV to that tshark (one capture): meterscope says that
   tshark was killed or crashed, with the signal, exits 3 (a tshark problem),
-  writes no report, and leaves the same nothing behind."""
+  writes no report, and leaves the same nothing behind.
+- standard output closed before the report is written: exit 2, "cannot
+  write the report", and no temporary left (SIGPIPE killed it before the
+  cleanup)."""
 import os
 import resource
 import signal
@@ -138,7 +141,7 @@ class Run:
 
 
 def main():
-    binary, sim = sys.argv[1:3]
+    binary, sim, committed = sys.argv[1:4]
     a = Analyser(binary)
     try:
         big = os.path.join(a.tmp, "long.pcap")
@@ -174,6 +177,24 @@ def main():
             check(err.startswith("meterscope: ") and says in err and "long.pcap" in err,
                   "%s: says '%s' for the capture (stderr: %s)" % (what, says, err.strip()[:300]))
             run.leftovers(what)
+
+        # Standard output closed before the report comes (a reader that
+        # quit): a write error, not a death by SIGPIPE that skips the cleanup.
+        what = "a closed standard output"
+        tmpdir = os.path.join(a.tmp, "tmp-closed")
+        os.mkdir(tmpdir)
+        os.chmod(tmpdir, 0o777)
+        small = a.copy(os.path.join(committed, "default.pcap"))
+        proc = subprocess.Popen(a.command(["--no-progress", "-O", "6lowpan.context1:2001:db8:1::/64", small],
+                                          env=["TMPDIR=" + tmpdir]),
+                                cwd=a.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdout.close()
+        err = proc.stderr.read().decode(errors="replace")
+        proc.wait(timeout=WAIT_S)
+        check(proc.returncode == 2 and "cannot write the report" in err,
+              "%s: exit 2, 'cannot write the report' (got %s; stderr: %s)" % (what, proc.returncode, err.strip()))
+        left = sorted(os.listdir(tmpdir))
+        check(left == [], "%s: no temporary left in its TMPDIR (%s)" % (what, left))
     finally:
         a.close()
     return check.summary("analyzer.interrupt")
