@@ -304,11 +304,13 @@ int main(int argc, char **argv)
 
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_description(ctx,
-        "Runs tshark with the meterscope plugin on each capture (pcap or pcapng; the link-layer numbers\n"
+        "Runs tshark with the meterscope plugin on each capture (pcap or pcapng, or compressed as the installed\n"
+        "tshark reads it: gzip, zstd, lz4; the link-layer numbers\n"
         "need link type 195, 230, 283 or ZEP v2) and reports every CoAP block-wise transfer: blocks, bytes, rate, repeats, fragment loss,\n"
         "where the time went, and the block size to use (docs/field-guide.md).\n\n"
         "Exit status: 0 report written, 1 usage error, 2 input error (missing, unreadable, truncated\n"
-        "or non-capture file; partial results are still printed), 3 tshark or plugin problem.");
+        "or non-capture file; partial results are still printed), 3 tshark or plugin problem,\n"
+        "128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP: every tshark stopped, no report).");
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
         error("%s (try --help)", err->message);
         g_error_free(err);
