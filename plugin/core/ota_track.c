@@ -108,6 +108,19 @@ static guint64 *key64(wmem_allocator_t *s, guint64 v)
     return k;
 }
 
+/* Appends an element to a list kept as {at, n, cap} in its owner: a message
+ * has a round or two and a request a response or two, and a wmem_array_t
+ * would cost each a 48-byte header and an allocation more. */
+static void list_append(wmem_allocator_t *scope, void **at, guint32 *n, guint32 *cap, const void *elem, gsize size)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 1;
+        *at = wmem_realloc(scope, *at, *cap * size);
+    }
+    memcpy((guint8 *)*at + *n * size, elem, size);
+    (*n)++;
+}
+
 ota_track_t *ota_track_new(wmem_allocator_t *scope)
 {
     ota_track_t *t = wmem_new0(scope, ota_track_t);
@@ -609,7 +622,7 @@ coap_exchange_t *ota_track_exchange(ota_track_t *t, const meter_coap_t *m, const
 
 static const ota_round_t *first_round(const ota_msg_t *msg)
 {
-    return wmem_array_get_count(msg->rounds) ? (const ota_round_t *)wmem_array_index(msg->rounds, 0) : NULL;
+    return msg->rounds.n ? &msg->rounds.at[0] : NULL;
 }
 
 /* The exchange's message that m is a copy of: the same direction, Message
@@ -618,8 +631,8 @@ static const ota_round_t *first_round(const ota_msg_t *msg)
 static ota_msg_t *exchange_msg(const coap_exchange_t *ex, gboolean from_client, const meter_coap_t *m,
                                const meter_coap_identity_t *id, gint64 ts_us)
 {
-    for (guint i = ex->msgs ? wmem_array_get_count(ex->msgs) : 0; i > 0; i--) {
-        ota_msg_t *msg = *(ota_msg_t **)wmem_array_index(ex->msgs, i - 1);
+    for (guint i = ex->msgs.n; i > 0; i--) {
+        ota_msg_t *msg = ex->msgs.at[i - 1];
         const ota_round_t *r0 = first_round(msg);
         if (msg->from_client == from_client && msg->mid == m->mid && msg->type == m->type &&
             msg->code == m->code)
@@ -631,8 +644,8 @@ static ota_msg_t *exchange_msg(const coap_exchange_t *ex, gboolean from_client, 
 
 static ota_msg_t *exchange_request(const coap_exchange_t *ex)
 {
-    for (guint i = 0; ex->msgs && i < wmem_array_get_count(ex->msgs); i++) {
-        ota_msg_t *msg = *(ota_msg_t **)wmem_array_index(ex->msgs, i);
+    for (guint i = 0; i < ex->msgs.n; i++) {
+        ota_msg_t *msg = ex->msgs.at[i];
         if (msg->is_request)
             return msg;
     }
@@ -693,20 +706,17 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         msg->code = m->code;
         msg->mid = m->mid;
         msg->id = id;
-        msg->rounds = wmem_array_new(t->scope, sizeof(ota_round_t));
         fill_block(msg, m, x->upload);
         if (msg->is_request) {
-            msg->responses = wmem_array_new(t->scope, sizeof(ota_msg_t *));
         } else {
             msg->request = exchange_request(ex);
             if (msg->request)
                 msg->not_before = first_round(msg->request)->first_us;
             if (msg->request && msg->code != COAP_CODE_EMPTY)
-                wmem_array_append_one(msg->request->responses, msg);
+                list_append(t->scope, (void **)&msg->request->responses.at, &msg->request->responses.n,
+                            &msg->request->responses.cap, &msg, sizeof msg);
         }
-        if (!ex->msgs)
-            ex->msgs = wmem_array_new(t->scope, sizeof(ota_msg_t *));
-        wmem_array_append_one(ex->msgs, msg);
+        list_append(t->scope, (void **)&ex->msgs.at, &ex->msgs.n, &ex->msgs.cap, &msg, sizeof msg);
         wmem_array_append_one(x->msgs, msg);
         wmem_array_t *same = (wmem_array_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(m->mid));
         if (!same) {
@@ -717,9 +727,9 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     }
     r->msg = msg;
 
-    guint n_rounds = wmem_array_get_count(msg->rounds);
+    guint n_rounds = msg->rounds.n;
     if (n_rounds) {
-        round = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
+        round = &msg->rounds.at[n_rounds - 1];
         gboolean used = FALSE;
         for (guint i = 0; i < round->n_links; i++)
             used |= round->links[i] == ota_link_id(link);
@@ -736,15 +746,15 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
                            .links = { ota_link_id(link) }, .n_links = 1, .result = r,
                            .start_us = f && f->copy ? MIN(f->copy->first_start_us, ts_us) : ts_us };
         if (n_rounds) {
-            ota_round_t *prev = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
+            ota_round_t *prev = &msg->rounds.at[n_rounds - 1];
             /* A request sent again; a response sent again is a duplicate
              * response (below), as the statistics count them. */
             r->retransmission = msg->is_request;
             r->prev_tx_frame = prev->first_frame;
         }
-        wmem_array_append_one(msg->rounds, nr);
+        list_append(t->scope, (void **)&msg->rounds.at, &msg->rounds.n, &msg->rounds.cap, &nr, sizeof nr);
     }
-    r->round = wmem_array_get_count(msg->rounds);
+    r->round = msg->rounds.n;
     attribute_copies(t, msg, ts_us);
     if (f && f->copy && (!f->copy->msg || f->copy->msg_is_guess)) {
         f->copy->msg = msg;
@@ -774,8 +784,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         if (r->round == 1)
             wmem_map_insert(x->request_at, GUINT_TO_POINTER(msg->offset + 1), msg);
         if (r->round == 1 && earlier) {
-            ota_round_t *er = (ota_round_t *)wmem_array_index(earlier->rounds,
-                                                               wmem_array_get_count(earlier->rounds) - 1);
+            ota_round_t *er = &earlier->rounds.at[earlier->rounds.n - 1];
             r->rerequest = TRUE;
             r->prev_tx_frame = er->first_frame;
         }
@@ -790,8 +799,8 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         }
         if (r->retransmission || r->rerequest) {
             const ota_msg_t *lost_req = r->rerequest ? earlier : msg;
-            gint64 since = ((ota_round_t *)wmem_array_index(lost_req->rounds, 0))->first_us;
-            gboolean answered = wmem_array_get_count(lost_req->responses) > 0;
+            gint64 since = lost_req->rounds.at[0].first_us;
+            gboolean answered = lost_req->responses.n > 0;
             const ota_copy_t *current = f ? f->copy : NULL;
             if (msg_lost_before(t, lost_req, lost_req->type, since, ts_us, current))
                 r->cause = OTA_CAUSE_REQUEST_LOST;
@@ -805,9 +814,9 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     }
     if (!msg->is_request && msg->request && m->code != COAP_CODE_EMPTY) {
         ota_msg_t *req = msg->request;
-        guint nr = wmem_array_get_count(req->rounds);
-        ota_round_t *r0 = (ota_round_t *)wmem_array_index(req->rounds, 0);
-        ota_round_t *rl = (ota_round_t *)wmem_array_index(req->rounds, nr - 1);
+        guint nr = req->rounds.n;
+        ota_round_t *r0 = &req->rounds.at[0];
+        ota_round_t *rl = &req->rounds.at[nr - 1];
         r->rtt_first_us = ts_us - r0->first_us;
         r->rtt_last_us = ts_us - rl->first_us;
         x->last_response_us = ts_us;
@@ -860,7 +869,7 @@ static gint64 abs64(gint64 v) { return v < 0 ? -v : v; }
  * copy's link. */
 static gint64 msg_first_us(const ota_msg_t *m)
 {
-    return ((const ota_round_t *)wmem_array_index(m->rounds, 0))->first_us;
+    return m->rounds.at[0].first_us;
 }
 
 /* The first message of a list in the order they began that began at `from`
@@ -901,8 +910,8 @@ static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
             continue;
         if (c->first_us < m->not_before)
             continue;
-        for (guint k = 0; k < wmem_array_get_count(m->rounds); k++) {
-            ota_round_t *rd = (ota_round_t *)wmem_array_index(m->rounds, k);
+        for (guint k = 0; k < m->rounds.n; k++) {
+            ota_round_t *rd = &m->rounds.at[k];
             gboolean link = FALSE;
             for (guint l = 0; l < rd->n_links; l++)
                 link |= rd->links[l] == ota_link_id(c->src);
@@ -940,15 +949,15 @@ static double quantile_s(wmem_array_t *v, double p)
 
 static const ota_round_t *accepted_round(const ota_msg_t *req, const ota_msg_t **resp)
 {
-    wmem_array_t *msgs = req->responses;
+    const ota_msg_list_t *msgs = &req->responses;
     const ota_round_t *best = NULL;
-    guint nr = wmem_array_get_count(req->rounds);
-    gint64 last_req = ((ota_round_t *)wmem_array_index(req->rounds, nr - 1))->first_us;
+    guint nr = req->rounds.n;
+    gint64 last_req = req->rounds.at[nr - 1].first_us;
 
-    for (guint i = 0; i < wmem_array_get_count(msgs); i++) {
-        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(msgs, i);
-        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++) {
-            const ota_round_t *rd = (ota_round_t *)wmem_array_index(o->rounds, k);
+    for (guint i = 0; i < msgs->n; i++) {
+        const ota_msg_t *o = msgs->at[i];
+        for (guint k = 0; k < o->rounds.n; k++) {
+            const ota_round_t *rd = &o->rounds.at[k];
             if (last_req > rd->last_us)
                 continue;               /* followed by a retransmission: not taken */
             if (!best || rd->first_us < best->first_us) {
@@ -963,8 +972,7 @@ static const ota_round_t *accepted_round(const ota_msg_t *req, const ota_msg_t *
 /* Was round k of the request (0-based) a spurious retransmission? */
 static gboolean round_spurious(const ota_msg_t *req, guint k)
 {
-    const ota_round_t *rd = k < wmem_array_get_count(req->rounds)
-                                ? (const ota_round_t *)wmem_array_index(req->rounds, k) : NULL;
+    const ota_round_t *rd = k < req->rounds.n ? &req->rounds.at[k] : NULL;
     return rd && rd->result && rd->result->cause == OTA_CAUSE_SPURIOUS;
 }
 
@@ -973,10 +981,10 @@ static gboolean round_spurious(const ota_msg_t *req, guint k)
 static guint answers_before(const ota_msg_t *req, gint64 t)
 {
     guint n = 0;
-    for (guint i = 0; req->responses && i < wmem_array_get_count(req->responses); i++) {
-        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(req->responses, i);
-        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++)
-            n += ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us < t;
+    for (guint i = 0; i < req->responses.n; i++) {
+        const ota_msg_t *o = req->responses.at[i];
+        for (guint k = 0; k < o->rounds.n; k++)
+            n += o->rounds.at[k].first_us < t;
     }
     return n;
 }
@@ -1105,9 +1113,9 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
     s->last_activity_us = -1;
     for (guint i = 0; i < wmem_array_get_count(x->msgs); i++) {
         ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
-        guint nr = wmem_array_get_count(o->rounds);
+        guint nr = o->rounds.n;
         for (guint k = 0; k < nr; k++) {
-            ota_round_t *rd = (ota_round_t *)wmem_array_index(o->rounds, k);
+            ota_round_t *rd = &o->rounds.at[k];
             if (rd->last_us > s->last_activity_us) {
                 s->last_activity_us = rd->last_us;
                 s->last_frame = rd->last_frame;
@@ -1135,8 +1143,8 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
             s->rerequests++;
         wmem_map_insert(requested, GUINT_TO_POINTER(o->offset + 1), o);
 
-        ota_round_t *r0 = (ota_round_t *)wmem_array_index(o->rounds, 0);
-        ota_round_t *rn = (ota_round_t *)wmem_array_index(o->rounds, nr - 1);
+        ota_round_t *r0 = &o->rounds.at[0];
+        ota_round_t *rn = &o->rounds.at[nr - 1];
         /* Turn-around: a request for a new block (not the first), from the
          * accepted response of the request just before it. */
         /* (At the gateway an answer may leave after the next request came.) */
@@ -1152,7 +1160,7 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
          * and one whose answer was only late (a spurious retransmission
          * followed it): that wait is the network's. */
         for (guint k = 0; k < nr; k++)
-            ota_split_mark(marks, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us,
+            ota_split_mark(marks, o->rounds.at[k].first_us,
                       (k + 1 == nr && acc) || round_spurious(o, k + 1) ? OTA_SPLIT_NETWORK : OTA_SPLIT_TIMEOUTS);
         if (!acc)
             continue;
@@ -1162,13 +1170,13 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
          * turn it is among the answers. */
         const ota_round_t *answered = rn;
         if (round_spurious(o, nr - 1))
-            answered = (ota_round_t *)wmem_array_index(o->rounds, MIN(answers_before(o, acc->first_us), nr - 1));
+            answered = &o->rounds.at[MIN(answers_before(o, acc->first_us), nr - 1)];
         gint64 d1 = acc->last_us - r0->first_us, d2 = acc->last_us - answered->first_us;
         wmem_array_append_one(rf, d1);
         wmem_array_append_one(rl, d2);
         /* A clean exchange (one round each way, nothing lost) times a
          * request's and a response's way across the hops. */
-        if (nr == 1 && wmem_array_get_count(resp->rounds) == 1 && !copies_lost(t, o) &&
+        if (nr == 1 && resp->rounds.n == 1 && !copies_lost(t, o) &&
             !copies_lost(t, resp)) {
             gint64 q = round_span(rn, poll_runs), p = round_span(acc, poll_runs);
             wmem_array_append_one(req_spans, q);
@@ -1273,10 +1281,10 @@ static gint64 first_answer_delay(const ota_msg_t *req)
 {
     gint64 first = G_MAXINT64;
 
-    for (guint i = 0; i < wmem_array_get_count(req->responses); i++) {
-        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(req->responses, i);
-        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++)
-            first = MIN(first, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us);
+    for (guint i = 0; i < req->responses.n; i++) {
+        const ota_msg_t *o = req->responses.at[i];
+        for (guint k = 0; k < o->rounds.n; k++)
+            first = MIN(first, o->rounds.at[k].first_us);
     }
     return first == G_MAXINT64 ? G_MAXINT64 / 2 : first - msg_first_us(req);
 }
@@ -1290,7 +1298,7 @@ static gint64 first_answer_delay(const ota_msg_t *req)
  * late answers come later). */
 static void mark_spurious(ota_track_t *t, ota_msg_t *req, gint64 late_delay_us)
 {
-    guint nr = wmem_array_get_count(req->rounds);
+    guint nr = req->rounds.n;
     if (nr < 2 || exchange_lost(t, req))
         return;
     guint na = answers_before(req, G_MAXINT64);
@@ -1302,7 +1310,7 @@ static void mark_spurious(ota_track_t *t, ota_msg_t *req, gint64 late_delay_us)
                      (late_delay_us > 0 && llabs(first_answer_delay(req) - late_delay_us) <= late_delay_us / 4);
 
     for (guint k = 1; k < nr; k++) {
-        ota_round_t *rd = (ota_round_t *)wmem_array_index(req->rounds, k);
+        ota_round_t *rd = &req->rounds.at[k];
         if (!rd->result)
             continue;
         /* Round k needs k answers; fewer had come by the time it was sent. */
@@ -1321,10 +1329,10 @@ static gint64 late_answer_delay(const ota_transfer_t *x)
 
     for (guint i = 0; !x->on_radio && i < wmem_array_get_count(x->msgs); i++) {
         const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
-        guint nr = o->is_request ? wmem_array_get_count(o->rounds) : 0;
+        guint nr = o->is_request ? o->rounds.n : 0;
         if (nr < 2 || answers_before(o, G_MAXINT64) < nr)
             continue;
-        const ota_round_t *r1 = (const ota_round_t *)wmem_array_index(o->rounds, 1);
+        const ota_round_t *r1 = &o->rounds.at[1];
         if (answers_before(o, r1->first_us + 1) == 0) {
             gint64 v = first_answer_delay(o);
             g_array_append_val(d, v);
@@ -1416,8 +1424,8 @@ static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, gint64 wait
     if (had == G_MININT64) {
         gint64 after = before >= 0 ? MIN(v[before].start_us, poll) : G_MININT64;
         const ota_msg_t *req = c->msg->request;
-        for (guint k = 0; req && k < wmem_array_get_count(req->rounds); k++) {
-            const ota_round_t *rd = (const ota_round_t *)wmem_array_index(req->rounds, k);
+        for (guint k = 0; req && k < req->rounds.n; k++) {
+            const ota_round_t *rd = &req->rounds.at[k];
             if (rd->last_us <= poll)
                 after = MAX(after, rd->last_us);
         }
@@ -1606,11 +1614,11 @@ wmem_array_t *ota_track_progress(ota_track_t *t, ota_transfer_t *x, wmem_allocat
         const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
         if (!o->is_request)
             continue;
-        guint nr = wmem_array_get_count(o->rounds);
+        guint nr = o->rounds.n;
         gboolean again = wmem_map_contains(asked, GUINT_TO_POINTER(o->offset + 1));
         wmem_map_insert(asked, GUINT_TO_POINTER(o->offset + 1), NULL);
         for (guint k = 0; k < nr; k++) {
-            const ota_round_t *rd = (ota_round_t *)wmem_array_index(o->rounds, k);
+            const ota_round_t *rd = &o->rounds.at[k];
             if (k == 0 && !again)
                 continue;
             ota_progress_t p = { rd->first_us, 0, k ? OTA_PROGRESS_RETRANSMISSION : OTA_PROGRESS_REREQUEST };

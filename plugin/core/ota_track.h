@@ -139,11 +139,14 @@ typedef struct {
     gint64     start_us;          /* when the first frame of its first copy began */
 } ota_round_t;
 
+typedef struct { ota_round_t *at; guint32 n, cap; } ota_rounds_t;
+typedef struct { ota_msg_t **at; guint32 n, cap; } ota_msg_list_t;
+
 struct ota_msg {
     ota_transfer_t *xfer;
-    wmem_array_t *rounds;         /* ota_round_t */
+    ota_rounds_t rounds;
     ota_msg_t *request;           /* a response: its request */
-    wmem_array_t *responses;      /* a request: its response messages (ota_msg_t *) */
+    ota_msg_list_t responses;     /* a request: its response messages */
     ota_copy_t *copies;           /* its datagram copies, chained by next_of_msg (made by finalize) */
     gint64     not_before;        /* no copy of it can start earlier: the exchange began then */
     meter_coap_identity_t id;     /* with the MID, what tells it from another message */
