@@ -48,10 +48,10 @@ struct ota_track {
     ota_frame_t  *awaiting_ack[256];
     ota_frame_t  *spare_frames;    /* records no one holds, for reuse (chained by copy) */
     wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* */
-    wmem_map_t   *copies_by_mid;   /* mid -> wmem_array of ota_copy_t*, in the order they began */
+    wmem_map_t   *copies_by_mid;   /* mid -> ota_copy_list_t, in the order they began */
     wmem_map_t   *pending_by_mid;  /* mid -> wmem_list of the copies not tied to a message yet */
     coap_exchanges_t *exchanges;   /* which request each message belongs to */
-    wmem_map_t   *msgs_by_mid;     /* mid -> wmem_array of ota_msg_t* */
+    wmem_map_t   *msgs_by_mid;     /* mid -> ota_msg_list_t, in the order they began */
     wmem_array_t *copy_list;       /* every ota_copy_t* */
     wmem_array_t *xfer_list;       /* ota_transfer_t* in id order */
     wmem_map_t   *xfers;           /* id -> ota_transfer_t* */
@@ -64,6 +64,8 @@ struct ota_track {
     ota_capture_counts_t counts;
     double        finalized_stall_s;
 };
+
+typedef struct { ota_copy_t **at; guint32 n, cap; } ota_copy_list_t;
 
 /* RFC 4944: a datagram is its link sender, receiver, tag and size; behind a
  * mesh header the originator counts too (every originator has its own tags). */
@@ -489,12 +491,12 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         c->coap_type = lv->coap_type;
         c->coap_code = lv->coap_code;
         c->coap_mid = lv->coap_mid;
-        wmem_array_t *all = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid));
+        ota_copy_list_t *all = (ota_copy_list_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid));
         if (!all) {
-            all = wmem_array_new(t->scope, sizeof(ota_copy_t *));
+            all = wmem_new0(t->scope, ota_copy_list_t);
             wmem_map_insert(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid), all);
         }
-        wmem_array_append_one(all, c);
+        list_append(t->scope, (void **)&all->at, &all->n, &all->cap, &c, sizeof c);
         wmem_list_t *pending = (wmem_list_t *)wmem_map_lookup(t->pending_by_mid, GUINT_TO_POINTER(lv->coap_mid));
         if (!pending) {
             pending = wmem_list_new(t->scope);
@@ -550,10 +552,11 @@ static void attribute_copies(ota_track_t *t, ota_msg_t *msg, gint64 now)
 static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guint8 type, gint64 after,
                                 gint64 before, const ota_copy_t *current)
 {
-    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(msg->mid));
+    const ota_copy_list_t *list = (const ota_copy_list_t *)wmem_map_lookup(t->copies_by_mid,
+                                                                          GUINT_TO_POINTER(msg->mid));
 
-    for (guint i = list ? wmem_array_get_count(list) : 0; i > 0; i--) {
-        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i - 1);
+    for (guint i = list ? list->n : 0; i > 0; i--) {
+        ota_copy_t *c = list->at[i - 1];
         if (c->first_us < after - HOP_WINDOW_US)
             break;
         if (c->first_us < after)
@@ -718,12 +721,12 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         }
         list_append(t->scope, (void **)&ex->msgs.at, &ex->msgs.n, &ex->msgs.cap, &msg, sizeof msg);
         wmem_array_append_one(x->msgs, msg);
-        wmem_array_t *same = (wmem_array_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(m->mid));
+        ota_msg_list_t *same = (ota_msg_list_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(m->mid));
         if (!same) {
-            same = wmem_array_new(t->scope, sizeof(ota_msg_t *));
+            same = wmem_new0(t->scope, ota_msg_list_t);
             wmem_map_insert(t->msgs_by_mid, GUINT_TO_POINTER(m->mid), same);
         }
-        wmem_array_append_one(same, msg);
+        list_append(t->scope, (void **)&same->at, &same->n, &same->cap, &msg, sizeof msg);
     }
     r->msg = msg;
 
@@ -874,12 +877,12 @@ static gint64 msg_first_us(const ota_msg_t *m)
 
 /* The first message of a list in the order they began that began at `from`
  * or later (binary search). */
-static guint first_msg_from(wmem_array_t *msgs, gint64 from)
+static guint first_msg_from(const ota_msg_list_t *msgs, gint64 from)
 {
-    guint lo = 0, hi = wmem_array_get_count(msgs);
+    guint lo = 0, hi = msgs->n;
     while (lo < hi) {
         guint mid = lo + (hi - lo) / 2;
-        if (msg_first_us(*(ota_msg_t **)wmem_array_index(msgs, mid)) < from)
+        if (msg_first_us(msgs->at[mid]) < from)
             lo = mid + 1;
         else
             hi = mid;
@@ -889,7 +892,8 @@ static guint first_msg_from(wmem_array_t *msgs, gint64 from)
 
 static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
 {
-    wmem_array_t *same = (wmem_array_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(c->coap_mid));
+    const ota_msg_list_t *same = (const ota_msg_list_t *)wmem_map_lookup(t->msgs_by_mid,
+                                                                        GUINT_TO_POINTER(c->coap_mid));
     ota_msg_t *best = NULL;
     gint64 best_d = ATTRIBUTE_US;
     gboolean best_link = FALSE;
@@ -900,8 +904,8 @@ static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
     /* A piggy-backed response that never got through has its request's MID:
      * failing a message of its own, it belongs to that request. */
     for (int pass = 0; pass < 2 && !best; pass++)
-    for (guint i = from; same && i < wmem_array_get_count(same); i++) {
-        ota_msg_t *m = *(ota_msg_t **)wmem_array_index(same, i);
+    for (guint i = from; same && i < same->n; i++) {
+        ota_msg_t *m = same->at[i];
         if (msg_first_us(m) > c->first_us + ATTRIBUTE_US)
             break;
         if (pass == 0 && (m->type != c->coap_type || m->code != c->coap_code))
@@ -1265,10 +1269,11 @@ guint32 ota_track_frame_transfer(const ota_frame_t *f)
  * code) lost on air? Copies are tied to messages by now. */
 static gboolean exchange_lost(const ota_track_t *t, const ota_msg_t *req)
 {
-    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(req->mid));
+    const ota_copy_list_t *list = (const ota_copy_list_t *)wmem_map_lookup(t->copies_by_mid,
+                                                                          GUINT_TO_POINTER(req->mid));
 
-    for (guint i = 0; list && i < wmem_array_get_count(list); i++) {
-        const ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i);
+    for (guint i = 0; list && i < list->n; i++) {
+        const ota_copy_t *c = list->at[i];
         if (c->msg && (c->msg == req || (c->msg->request == req && c->msg->code != COAP_CODE_EMPTY)) &&
             copy_lost(t, c, G_MAXINT64))
             return TRUE;
