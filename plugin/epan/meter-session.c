@@ -17,6 +17,7 @@ struct meter_session {
 
 typedef struct {
     guint32  num;
+    guint32  kind;       /* the caller's: what record is */
     gpointer record;
 } frame_record_t;
 
@@ -85,18 +86,19 @@ static guint frame_slot(const meter_session_t *s, guint32 num)
     return lo;
 }
 
-gpointer meter_session_frame(const meter_session_t *s, guint32 num)
+gpointer meter_session_frame(const meter_session_t *s, guint32 num, guint32 *kind)
 {
     guint i = frame_slot(s, num);
 
-    return i < s->frames->len && g_array_index(s->frames, frame_record_t, i).num == num
-               ? g_array_index(s->frames, frame_record_t, i).record
-               : NULL;
+    if (i >= s->frames->len || g_array_index(s->frames, frame_record_t, i).num != num)
+        return NULL;
+    *kind = g_array_index(s->frames, frame_record_t, i).kind;
+    return g_array_index(s->frames, frame_record_t, i).record;
 }
 
-void meter_session_set_frame(meter_session_t *s, guint32 num, gpointer record)
+void meter_session_set_frame(meter_session_t *s, guint32 num, guint32 kind, gpointer record)
 {
-    frame_record_t r = { num, record };
+    frame_record_t r = { num, kind, record };
     guint n = s->frames->len;
 
     /* The first pass comes in frame order: an append. */
@@ -106,7 +108,7 @@ void meter_session_set_frame(meter_session_t *s, guint32 num, gpointer record)
     }
     guint i = frame_slot(s, num);
     if (i < n && g_array_index(s->frames, frame_record_t, i).num == num)
-        g_array_index(s->frames, frame_record_t, i).record = record;
+        g_array_index(s->frames, frame_record_t, i) = r;
     else
         g_array_insert_val(s->frames, i, r);
 }

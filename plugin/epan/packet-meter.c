@@ -79,7 +79,10 @@ typedef struct {
 #define MAX_MSGS_PER_FRAME 16
 
 /* A frame's record, only for frames with something for later passes: a
- * CoAP message, or a link record the tracker keeps (a datagram copy's). */
+ * CoAP message, or a link record the tracker keeps (a datagram copy's). A
+ * frame with only the latter (a FRAGN, a MAC retry) is indexed by the link
+ * record itself. */
+enum { FRAME_MSGS = 1, FRAME_LINK_ONLY = 2 };
 typedef struct {
     ota_frame_t *link;        /* link-layer and fragment accounting */
     guint n;
@@ -388,13 +391,16 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
     queue_transfers(pinfo, link, msg, n);
     if (link && !ota_track_frame_keep(tracker, link))
         link = NULL;
-    if (!link && !n)
+    if (!n) {
+        if (link)
+            meter_session_set_frame(session, pinfo->num, FRAME_LINK_ONLY, link);
         return;
+    }
     frame_msgs_t *fm = (frame_msgs_t *)wmem_alloc(wmem_file_scope(), sizeof(frame_msgs_t) + n * sizeof(msg_result_t));
     fm->link = link;
     fm->n = n;
     memcpy(fm->msg, msg, n * sizeof(msg_result_t));
-    meter_session_set_frame(session, pinfo->num, fm);
+    meter_session_set_frame(session, pinfo->num, FRAME_MSGS, fm);
 }
 
 static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -408,9 +414,15 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     /* A later pass: the whole capture has been read once. Finalize first,
      * so that every copy is attributed before the tap hears of this frame. */
     meter_session_finalize(session);
-    frame_msgs_t *fm = (frame_msgs_t *)meter_session_frame(session, pinfo->num);
-    if (!fm)
+    guint32 kind = 0;
+    gpointer record = meter_session_frame(session, pinfo->num, &kind);
+    if (record && kind == FRAME_LINK_ONLY) {
+        queue_transfers(pinfo, (ota_frame_t *)record, NULL, 0);
+        meter_ota_show_frame(tvb, pinfo, tree, (ota_frame_t *)record);
+    }
+    if (!record || kind != FRAME_MSGS)
         return tvb_captured_length(tvb);
+    frame_msgs_t *fm = (frame_msgs_t *)record;
     queue_transfers(pinfo, fm->link, fm->msg, fm->n);
     if (fm->link)
         meter_ota_show_frame(tvb, pinfo, tree, fm->link);
