@@ -353,6 +353,12 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
 
 /* ---- 6LoWPAN datagram copies ---- */
 
+static void frag_sent_again(ota_frag_t *fr)
+{
+    if (fr->transmissions < G_MAXUINT16)
+        fr->transmissions++;
+}
+
 static void copy_update_coverage(ota_copy_t *c)
 {
     guint16 order[OTA_MAX_FRAGS];
@@ -433,7 +439,7 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         return;
     if (f->mac_retry && f->copy) {
         /* The same frame again: one more transmission of the same fragment. */
-        f->copy->frags[f->frag_index].transmissions++;
+        frag_sent_again(&f->copy->frags[f->frag_index]);
         note_air(t, f->copy, f->ts_us, f->air_us);
         f->copy->last_frame = f->frame;
         f->copy->last_us = f->ts_us;
@@ -470,7 +476,7 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         c->frags[i].psdu_len = (guint16)(f->air_us / 32 > 6 ? f->air_us / 32 - 6 : 0);
         c->n_frags++;
     }
-    c->frags[i].transmissions++;
+    frag_sent_again(&c->frags[i]);
     note_air(t, c, f->ts_us, f->air_us);
     c->last_frame = f->frame;
     c->last_us = f->ts_us;

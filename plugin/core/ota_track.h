@@ -87,12 +87,12 @@ typedef struct {
 } ota_frame_t;
 
 typedef struct {
-    guint16  offset, len;         /* FRAG1: len is its uncompressed span, 0 if unknown */
-    guint32  first_frame;
-    guint    transmissions;
-    gboolean acked;
-    guint16  psdu_len;            /* its frame's PSDU, FCS included */
     gint64   acked_us;            /* the end of its first acknowledged transmission (0: none) */
+    guint32  first_frame;
+    guint16  offset, len;         /* FRAG1: len is its uncompressed span, 0 if unknown */
+    guint16  psdu_len;            /* its frame's PSDU, FCS included */
+    guint16  transmissions;       /* (saturates) */
+    guint8   acked : 1;
 } ota_frag_t;
 
 #define OTA_MAX_FRAGS 64   /* 1280-byte IPv6 MTU over >= 20-byte fragments */
