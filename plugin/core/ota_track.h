@@ -38,6 +38,7 @@ typedef struct {
     guint32    air_us;           /* time on air: (PSDU + 6-byte PHY header) x 32 us */
     gboolean   secured, decrypted;
     gboolean   data_request;     /* a MAC Data Request: its sender is a sleepy device polling */
+    gboolean   time_held;        /* ts_us is not its stamp (ota_clock.h): its gaps tell nothing */
 } ota_link_in_t;
 
 /* What the capture held, so that a reader can tell an empty report from an

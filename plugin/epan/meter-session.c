@@ -8,6 +8,7 @@
 
 struct meter_session {
     ota_track_t *tracker;
+    ota_clock_t *clock;       /* the frames' times, as the tracker takes them */
     /* Per-frame records by frame number: cheaper than per-packet proto data,
      * which would add an entry to every frame of the capture. */
     GPtrArray   *frames;
@@ -30,8 +31,10 @@ static meter_session_t *current;
 
 static void session_cleanup(void)
 {
-    if (current)
+    if (current) {
         g_ptr_array_free(current->frames, TRUE);
+        ota_clock_free(current->clock);
+    }
     g_free(current);
     current = NULL;
 }
@@ -41,6 +44,7 @@ meter_session_t *meter_session_current(void)
     if (!current) {
         current = g_new0(meter_session_t, 1);
         current->tracker = ota_track_new(wmem_file_scope());
+        current->clock = ota_clock_new();
         if (pref_timestamps != OTA_STAMP_UNKNOWN)
             ota_track_fix_time_base(current->tracker, (ota_stamp_kind_t)pref_timestamps);
         current->frames = g_ptr_array_new();
@@ -51,6 +55,11 @@ meter_session_t *meter_session_current(void)
 ota_track_t *meter_session_tracker(meter_session_t *s)
 {
     return s->tracker;
+}
+
+ota_clock_t *meter_session_clock(meter_session_t *s)
+{
+    return s->clock;
 }
 
 double meter_session_stall_seconds(const meter_session_t *s _U_)

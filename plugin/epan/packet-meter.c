@@ -32,6 +32,7 @@
 #include "packet-meter-ota.h"
 #include "packet-meter-stats.h"
 #include "packet-meter-stats-table.h"
+#include "packet-meter-time.h"
 
 void proto_register_meter(void);
 void proto_reg_handoff_meter(void);
@@ -98,18 +99,14 @@ static meter_resource_t classify(const char *path)
     return METER_RES_OTHER;
 }
 
-static gint64 ts_us(const packet_info *pinfo)
-{
-    return (gint64)pinfo->abs_ts.secs * 1000000 + pinfo->abs_ts.nsecs / 1000;
-}
-
-/* src and dst are the message's endpoints as coap_endpoint_key() gives them. */
+/* src and dst are the message's endpoints as coap_endpoint_key() gives them;
+ * now_us the frame's time as the tracker takes it (core/ota_clock.h). */
 static msg_result_t *resolve_first_pass(packet_info *pinfo, ota_track_t *tracker, const meter_coap_t *m,
-                                        const char *src, const char *dst)
+                                        const char *src, const char *dst, gint64 now_us)
 {
     msg_result_t *r = wmem_new0(wmem_file_scope(), msg_result_t);
 
-    r->exchange = ota_track_exchange(tracker, m, src, dst, &pinfo->src, &pinfo->dst, pinfo->num, ts_us(pinfo),
+    r->exchange = ota_track_exchange(tracker, m, src, dst, &pinfo->src, &pinfo->dst, pinfo->num, now_us,
                                      pinfo->pool);
     r->is_client_side = meter_coap_is_request(m);
     if (r->exchange) {
@@ -265,13 +262,14 @@ static int meter_coap_wrapper(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 /* The frame's 802.15.4 and 6LoWPAN facts, for retries, ACKs and fragments,
  * read from the captured bytes (and, for a secured frame, from the payload
  * the 802.15.4 dissector decrypted). */
-static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolean has_coap)
+static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolean has_coap, gint64 now_us,
+                               gboolean time_held)
 {
     tvbuff_t *frame = pinfo->data_src ? get_data_source_tvb((struct data_source *)pinfo->data_src->data) : NULL;
     gboolean has_fcs = FALSE;
     tvbuff_t *psdu = frame && pinfo->rec ? wpan_view_psdu(frame, pinfo->rec->rec_header.packet_header.pkt_encap,
                                                           &has_fcs) : NULL;
-    ota_link_in_t in = { .frame = pinfo->num, .ts_us = ts_us(pinfo) };
+    ota_link_in_t in = { .frame = pinfo->num, .ts_us = now_us, .time_held = time_held };
     wpan_view_t wv;
     ota_frame_t *f;
 
@@ -329,9 +327,13 @@ static void first_pass(meter_session_t *session, packet_info *pinfo, proto_tree 
     ota_track_t *tracker = meter_session_tracker(session);
     frame_scratch_t *fs = scratch(pinfo, FALSE);
     frame_msgs_t *fm = wmem_new0(wmem_file_scope(), frame_msgs_t);
+    ota_clock_status_t time_status;
+    gint64 now_us = ota_clock_next(meter_session_clock(session), pinfo->num, pinfo->abs_ts.secs,
+                                   pinfo->abs_ts.nsecs, &time_status);
 
     meter_session_set_frame(session, pinfo->num, fm);
-    fm->link = track_link(tracker, pinfo, fs && fs->n_coap);
+    fm->link = track_link(tracker, pinfo, fs && fs->n_coap, now_us,
+                          time_status == OTA_CLOCK_EARLIER || time_status == OTA_CLOCK_OUT_OF_RANGE);
     for (guint i = 0; fs && i < fs->n_coap && fm->n < MAX_MSGS_PER_FRAME; i++) {
         tvbuff_t *msg_tvb = fs->coap[i];
         tvbuff_t *ds_tvb = tvb_get_ds_tvb(msg_tvb);
@@ -340,7 +342,7 @@ static void first_pass(meter_session_t *session, packet_info *pinfo, proto_tree 
             continue;
         const char *src = coap_endpoint_key(pinfo->pool, &pinfo->src, pinfo->srcport);
         const char *dst = coap_endpoint_key(pinfo->pool, &pinfo->dst, pinfo->destport);
-        msg_result_t *r = resolve_first_pass(pinfo, tracker, &m, src, dst);
+        msg_result_t *r = resolve_first_pass(pinfo, tracker, &m, src, dst, now_us);
         if (!fm->msg)
             fm->msg = wmem_alloc0_array(wmem_file_scope(), msg_result_t *, MAX_MSGS_PER_FRAME);
         r->ds_index = data_source_index(pinfo, ds_tvb);
@@ -350,7 +352,7 @@ static void first_pass(meter_session_t *session, packet_info *pinfo, proto_tree 
         if (r->transfer_id) {
             m.path = r->path;
             ota_image_hints_t hints = image_hints(tracker, pinfo, r, &m);
-            r->ota = ota_track_message(tracker, fm->link, pinfo->num, ts_us(pinfo), src, r->exchange, &m, &hints);
+            r->ota = ota_track_message(tracker, fm->link, pinfo->num, now_us, src, r->exchange, &m, &hints);
         }
         fm->msg[fm->n++] = r;
         dissect_message(session, pinfo, tree, ds_tvb, r);
@@ -393,6 +395,7 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         if (!PINFO_FD_VISITED(pinfo)) {
             first_pass(session, pinfo, tree);
             fm = (frame_msgs_t *)meter_session_frame(session, pinfo->num);
+            meter_time_show(tvb, pinfo, tree, meter_session_clock(session));
             if (fm->link)
                 meter_ota_show_frame(tvb, pinfo, tree, fm->link);
             queue_transfers(pinfo, fm);
@@ -403,6 +406,7 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
      * so that every copy is attributed before the tap hears of this frame. */
     meter_session_finalize(session);
     queue_transfers(pinfo, fm);
+    meter_time_show(tvb, pinfo, tree, meter_session_clock(session));
     if (fm->link)
         meter_ota_show_frame(tvb, pinfo, tree, fm->link);
     for (guint i = 0; i < fm->n; i++) {
@@ -448,6 +452,7 @@ void proto_register_meter(void)
     proto_register_meter_his();
     proto_register_meter_fw();
     proto_register_meter_ota();
+    proto_register_meter_time();
     meter_session_register();
     proto_register_meter_stats();
     proto_register_meter_stats_table();
