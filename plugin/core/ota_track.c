@@ -10,7 +10,6 @@
 #include <epan/to_str.h>
 #include "ota_track.h"
 #include "coap_exchange.h"
-#include "mcuboot.h"
 #include "ota_split.h"
 
 #define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
@@ -582,19 +581,27 @@ static ota_msg_t *exchange_request(const coap_exchange_t *ex)
 }
 
 /* What the image's size is, from the first source that tells it: Size2
- * (read below), the size the meter's configuration announced, and the
- * MCUboot header of block 0 (header + body; the TLV trailer is not counted). */
+ * (read below) or the size the meter's configuration announced; else the
+ * image's own MCUboot header and TLV info, block by block (mcuboot_size.h),
+ * which tell only how long it is at least. */
 static void learn_size(ota_transfer_t *x, const meter_coap_t *m, const ota_image_hints_t *hints)
 {
-    gint64 span;
+    gint64 size;
 
-    if (!hints || !hints->image || x->size_hint >= 0)
+    if (!hints || !hints->image || (x->size_hint >= 0 && !x->size_at_least))
         return;
-    if (hints->announced_size > 0)
+    if (hints->announced_size > 0) {
         x->size_hint = hints->announced_size;
-    else if (m->payload && m->block2.present && m->block2.num == 0 && m->code == COAP_CODE_CONTENT &&
-             mcuboot_span_read_tvb(m->payload, &span))
-        x->size_hint = span;
+        x->size_at_least = FALSE;
+        return;
+    }
+    if (!m->payload || !m->block2.present || m->code != COAP_CODE_CONTENT)
+        return;
+    mcuboot_size_feed(&x->image, (guint64)m->block2.num * meter_block_size(m->block2.szx), m->payload);
+    if (mcuboot_size_get(&x->image, &size) != MCUBOOT_SIZE_UNKNOWN) {
+        x->size_hint = size;
+        x->size_at_least = TRUE;
+    }
 }
 
 ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
@@ -759,17 +766,20 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
             x->szx = m->block2.szx;
             x->renegotiated = TRUE;
         }
-        if (x->size_hint < 0 && m->size2 > 0)
+        if ((x->size_hint < 0 || x->size_at_least) && m->size2 > 0) {
             x->size_hint = m->size2;
+            x->size_at_least = FALSE;
+        }
         /* Upload: the request carries the block (a final 2.04 may have no Block1). */
         const ota_msg_t *blk = x->upload ? req : msg;
         if (coap_code_is_success(m->code) && blk->offset == x->next_offset && blk->has_block)
             x->next_offset += blk->len;
     }
+    /* A source counts from the message that tells it. */
+    learn_size(x, m, hints);
     r->bytes_so_far = x->next_offset;
     r->size_hint = x->size_hint;
-    /* The other sources count from the next message on. */
-    learn_size(x, m, hints);
+    r->size_at_least = x->size_at_least;
     return r;
 }
 

@@ -14,6 +14,7 @@
 #include "lowpan_view.h"
 #include "wpan_view.h"
 #include "transfer_record.h"
+#include "mcuboot_size.h"
 
 typedef guint64 ota_addr_t;     /* EUI-64, or 0xffff0000 | short address, 0 = none */
 
@@ -152,6 +153,8 @@ struct ota_copy_result {
     gint64     rtt_first_us, rtt_last_us;   /* responses; -1 if not known */
     gint64     turnaround_us;     /* requests; -1 if not known */
     guint32    bytes_so_far;
+    gboolean   size_at_least;     /* size_hint is what the image's MCUboot header and TLV info tell: the
+                                     transfer may go on after it (mcuboot_size.h) */
     gint64     size_hint;         /* -1 if not known */
     enum ota_cause cause;         /* retransmissions and re-requests */
     gboolean   out_of_order, gap, renegotiation, stall;
@@ -175,6 +178,8 @@ struct ota_transfer {
     gboolean   renegotiated;
     ota_addr_t meter_link;        /* link-layer source of the meter's requests */
     gint64     size_hint;
+    gboolean   size_at_least;     /* as in ota_copy_result_t */
+    mcuboot_size_t image;         /* a firmware image's size as its blocks tell it */
     guint32    first_frame, last_frame;
     gint64     first_us, last_us;
     wmem_array_t *msgs;           /* ota_msg_t * in order of first copy */
