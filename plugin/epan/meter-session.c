@@ -12,8 +12,9 @@ struct meter_session {
     /* The hook's per-frame records, in frame order, for the frames that have
      * one (most frames of a long capture, polls and ACKs, have none): 16
      * bytes a record, where an array by frame number costs 8 bytes a frame
-     * and per-packet proto data some 40 bytes a record. */
-    GArray      *frames;     /* frame_record_t, by ascending frame number */
+     * and per-packet proto data some 40 bytes a record. In chunks, so that
+     * a long capture does not leave up to half of one big array unused. */
+    GPtrArray   *frames;     /* GArray chunks of frame_record_t, by ascending frame number */
 };
 
 typedef struct {
@@ -37,10 +38,17 @@ static const enum_val_t timestamps_vals[] = {
 
 static meter_session_t *current;
 
+#define FRAME_CHUNK 8192
+
+static void free_chunk(gpointer chunk)
+{
+    g_array_free((GArray *)chunk, TRUE);
+}
+
 static void session_cleanup(void)
 {
     if (current) {
-        g_array_free(current->frames, TRUE);
+        g_ptr_array_free(current->frames, TRUE);
         ota_clock_free(current->clock);
     }
     g_free(current);
@@ -55,7 +63,7 @@ meter_session_t *meter_session_current(void)
         current->clock = ota_clock_new();
         if (pref_timestamps != OTA_STAMP_UNKNOWN)
             ota_track_fix_time_base(current->tracker, (ota_stamp_kind_t)pref_timestamps);
-        current->frames = g_array_new(FALSE, FALSE, sizeof(frame_record_t));
+        current->frames = g_ptr_array_new_with_free_func(free_chunk);
     }
     return current;
 }
@@ -80,14 +88,14 @@ void meter_session_finalize(meter_session_t *s)
     ota_track_finalize(s->tracker, meter_session_stall_seconds(s));
 }
 
-/* Where num is or would go in s->frames. */
-static guint frame_slot(const meter_session_t *s, guint32 num)
+/* Where num is or would go within a chunk. */
+static guint slot_in(const GArray *chunk, guint32 num)
 {
-    guint lo = 0, hi = s->frames->len;
+    guint lo = 0, hi = chunk->len;
 
     while (lo < hi) {
         guint mid = lo + (hi - lo) / 2;
-        if (g_array_index(s->frames, frame_record_t, mid).num < num)
+        if (g_array_index(chunk, frame_record_t, mid).num < num)
             lo = mid + 1;
         else
             hi = mid;
@@ -95,31 +103,52 @@ static guint frame_slot(const meter_session_t *s, guint32 num)
     return lo;
 }
 
+/* The chunk num is or would go in: the last whose first record is not after it. */
+static GArray *chunk_for(const meter_session_t *s, guint32 num)
+{
+    guint lo = 0, hi = s->frames->len;
+
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (g_array_index((GArray *)g_ptr_array_index(s->frames, mid), frame_record_t, 0).num <= num)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return s->frames->len ? (GArray *)g_ptr_array_index(s->frames, lo ? lo - 1 : 0) : NULL;
+}
+
 gpointer meter_session_frame(const meter_session_t *s, guint32 num, guint32 *kind)
 {
-    guint i = frame_slot(s, num);
+    GArray *chunk = chunk_for(s, num);
+    guint i = chunk ? slot_in(chunk, num) : 0;
 
-    if (i >= s->frames->len || g_array_index(s->frames, frame_record_t, i).num != num)
+    if (!chunk || i >= chunk->len || g_array_index(chunk, frame_record_t, i).num != num)
         return NULL;
-    *kind = g_array_index(s->frames, frame_record_t, i).kind;
-    return g_array_index(s->frames, frame_record_t, i).record;
+    *kind = g_array_index(chunk, frame_record_t, i).kind;
+    return g_array_index(chunk, frame_record_t, i).record;
 }
 
 void meter_session_set_frame(meter_session_t *s, guint32 num, guint32 kind, gpointer record)
 {
     frame_record_t r = { num, kind, record };
-    guint n = s->frames->len;
+    GArray *last = s->frames->len ? (GArray *)g_ptr_array_index(s->frames, s->frames->len - 1) : NULL;
 
     /* The first pass comes in frame order: an append. */
-    if (!n || g_array_index(s->frames, frame_record_t, n - 1).num < num) {
-        g_array_append_val(s->frames, r);
+    if (!last || g_array_index(last, frame_record_t, last->len - 1).num < num) {
+        if (!last || last->len == FRAME_CHUNK) {
+            last = g_array_sized_new(FALSE, FALSE, sizeof(frame_record_t), FRAME_CHUNK);
+            g_ptr_array_add(s->frames, last);
+        }
+        g_array_append_val(last, r);
         return;
     }
-    guint i = frame_slot(s, num);
-    if (i < n && g_array_index(s->frames, frame_record_t, i).num == num)
-        g_array_index(s->frames, frame_record_t, i) = r;
+    GArray *chunk = chunk_for(s, num);
+    guint i = slot_in(chunk, num);
+    if (i < chunk->len && g_array_index(chunk, frame_record_t, i).num == num)
+        g_array_index(chunk, frame_record_t, i) = r;
     else
-        g_array_insert_val(s->frames, i, r);
+        g_array_insert_val(chunk, i, r);
 }
 
 void meter_session_register(void)
