@@ -159,6 +159,17 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
     json_builder_add_int_value(b, r->block_size);
     json_builder_set_member_name(b, "kind");
     json_builder_add_string_value(b, r->upload ? "block1" : "block2");
+    if (*r->not_computed) {
+        json_builder_set_member_name(b, "not_computed");
+        json_builder_add_string_value(b, r->not_computed);
+        json_builder_set_member_name(b, "predictions");
+        json_builder_begin_array(b);
+        json_builder_end_array(b);
+        json_builder_set_member_name(b, "best_szx");
+        json_builder_add_null_value(b);
+        json_builder_end_object(b);
+        return;
+    }
     json_member_double(b, "exchange_loss", r->exchange_loss);
     json_member_double(b, "response_frames", r->upload ? r->other_frames : r->block_frames);
     json_member_double(b, "block_frames", r->block_frames);

@@ -129,6 +129,10 @@ static void recommendation(FILE *out, const ms_recommendation_t *r)
     g_strdelimit(from, "_", ' ');
     fprintf(out, "\nBlock size for %s, from transfer %u at %u-byte blocks (docs/recommendation.md):\n",
             r->upload ? "uploads (Block1)" : "downloads (Block2)", r->transfer, r->block_size);
+    if (*r->not_computed) {
+        fprintf(out, "  cannot be computed: %s\n", r->not_computed);
+        return;
+    }
     fprintf(out, "  measured: exchange loss %.2f%%; %s of %.1f frames, %.0f bytes besides the block;\n"
                  "            lost: requests %.2f%%, responses at their first frame %.2f%%, a later frame %s;\n"
                  "            one frame more costs %.2f%% (from %s), %.1f hop(s);\n",
