@@ -8,11 +8,12 @@
 #include "report.h"
 #include "utc_text.h"
 
-/* 1h02m03s, 4m05s, 6.7s */
+/* 1h02m03s, 4m05s, 6.7s (hours as a double: a duration the reader takes
+ * may be 1e18 s, beyond an int's hours) */
 static char *human_duration(double s)
 {
     if (s >= 3600)
-        return g_strdup_printf("%dh%02dm%02ds", (int)(s / 3600), (int)fmod(s / 60, 60), (int)fmod(s, 60));
+        return g_strdup_printf("%.0fh%02dm%02ds", floor(s / 3600), (int)fmod(s / 60, 60), (int)fmod(s, 60));
     if (s >= 60)
         return g_strdup_printf("%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
     return g_strdup_printf("%.1fs", s);

@@ -362,7 +362,7 @@ static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int stat
         *message = g_strdup(errors);
         return RUN_USAGE_ERROR;
     }
-    if (status != 0 || !out->header_seen) {
+    if (status != 0 || (!out->header_seen && !out->format_error)) {
         *message = g_strdup_printf("tshark failed on %s (status %d)%s%s", file, status, *errors ? ": " : "", errors);
         return RUN_TSHARK_ERROR;
     }
@@ -423,6 +423,7 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
         g_free(line);
     }
     g_object_unref(in);
+    ms_capture_finish(out);
     g_subprocess_wait(p, NULL, NULL);
     g_atomic_int_set(pid, 0);
     int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : 128 + g_subprocess_get_term_sig(p);
