@@ -11,6 +11,7 @@
 #include "number_option.h"
 #include "plots.h"
 #include "progress.h"
+#include "quoted.h"
 #include "report.h"
 #include "tshark_runner.h"
 
@@ -138,6 +139,16 @@ static gboolean valid_key(const char *key)
     return TRUE;
 }
 
+/* fmt's "%s" filled with text fit for a message (quoted.h). */
+static char *quoting(const char *fmt, const char *text)
+{
+    char *quoted = ms_quoted(text);
+    char *message = g_strdup_printf(fmt, quoted);
+
+    g_free(quoted);
+    return message;
+}
+
 /* Options that cannot work: a message, else NULL. */
 static char *check_options(ms_format_t *fmt)
 {
@@ -148,13 +159,13 @@ static char *check_options(ms_format_t *fmt)
     else if (strcmp(opt_format, "json") == 0)
         *fmt = FMT_JSON;
     else
-        return g_strdup_printf("unknown format '%s' (table, csv or json)", opt_format);
+        return quoting("unknown format '%s' (table, csv or json)", opt_format);
     if (!opt_files || !opt_files[0])
         return g_strdup("no capture file given (try --help)");
     if (opt_key && !valid_key(opt_key))
         return g_strdup("--key wants the Thread network key as 32 hex digits");
     if (opt_meter && !g_hostname_is_ip_address(opt_meter))
-        return g_strdup_printf("--meter wants the meter's IPv6 address, not '%s'", opt_meter);
+        return quoting("--meter wants the meter's IPv6 address, not '%s'", opt_meter);
     return NULL;
 }
 
@@ -310,7 +321,10 @@ int main(int argc, char **argv)
         "Exit status: 0 report written, 1 usage error, 2 input error (missing, unreadable, truncated\n"
         "or non-capture file; partial results are still printed), 3 tshark or plugin problem.");
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
-        error("%s (try --help)", err->message);
+        /* GOption's message names the argument as given: one line, cut. */
+        char *message = ms_printable(err->message, 200);
+        error("%s (try --help)", message);
+        g_free(message);
         g_error_free(err);
         g_option_context_free(ctx);
         return EXIT_USAGE;

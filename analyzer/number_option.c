@@ -28,7 +28,8 @@ gboolean ms_number_option_parse(const ms_number_option_t *opt, const char *text,
         v = (double)g_ascii_strtoll(text, &end, 10);
     else
         v = g_ascii_strtod(text, &end);
-    if (end == text || *end != '\0')
+    /* Both skip leading spaces: the number must be all of the text. */
+    if (end == text || *end != '\0' || g_ascii_isspace(*text))
         return refuse(opt, text, opt->whole ? "not a whole number" : "not a number", err);
     /* strtod reads "nan" and "inf" as numbers, and a value too big for a
      * double as infinity; strtoll one too big for 64 bits as the limit,

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include "escaped_text.h"
 #include "transfer_record.h"
 
 #define METER_COL_REQ FALSE
@@ -50,29 +51,6 @@ void meter_record_write_header(GString *out)
     write_names(out, &meter_counts_schema);
 }
 
-/* Control characters as C escapes, UTF-8 kept as it is (g_strescape would
- * escape every byte beyond ASCII too); bytes that are not UTF-8 as U+FFFD,
- * so that the reader's JSON stays JSON. */
-static void append_text(GString *out, const char *text)
-{
-    char *valid = g_utf8_validate(text, -1, NULL) ? NULL : g_utf8_make_valid(text, -1);
-
-    for (const char *p = valid ? valid : text; *p; p++) {
-        guchar ch = (guchar)*p;
-        if (ch >= 0x20 && ch != 0x7f)
-            g_string_append_c(out, *p);
-        else if (ch == '\t')
-            g_string_append(out, "\\t");
-        else if (ch == '\n')
-            g_string_append(out, "\\n");
-        else if (ch == '\r')
-            g_string_append(out, "\\r");
-        else
-            g_string_append_printf(out, "\\%03o", ch);
-    }
-    g_free(valid);
-}
-
 /* Numbers as the C locale writes them, whatever locale tshark runs in:
  * the reader parses them with g_ascii_strto*. */
 static void write_value(GString *out, const meter_column_t *col, const void *record)
@@ -91,7 +69,8 @@ static void write_value(GString *out, const meter_column_t *col, const void *rec
         g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.6f", *(const double *)at));
         break;
     case METER_COL_STR:
-        append_text(out, *(const char *const *)at ? *(const char *const *)at : "");
+        /* One cell of one line, whatever a capture's URI path holds. */
+        escaped_text_append(out, *(const char *const *)at ? *(const char *const *)at : "", G_MAXLONG);
         break;
     case METER_COL_BOOL:
         g_string_append_c(out, *(const gboolean *)at ? '1' : '0');
