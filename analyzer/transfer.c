@@ -243,6 +243,8 @@ void ms_capture_finish(ms_capture_t *c)
         c->format_error = g_strdup_printf("the plugin printed '%s' records, this analyser reads '"
                                           METER_RECORD_VERSION "': run the plugin and the analyser of the "
                                           "same build", c->other_version);
+    else if (!c->header_seen)
+        c->format_error = g_strdup("no '# " METER_RECORD_VERSION "' line: not the meterscope plugin's records");
 }
 
 static gboolean same_address(const char *a, const char *b)

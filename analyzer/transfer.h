@@ -51,8 +51,8 @@ void          ms_capture_feed(ms_capture_t *c, const char *line);
 /* The same for a whole output in one buffer: line by line, split at each
  * '\n' as tshark's stream is (a line ends at a NUL byte in it). */
 void          ms_capture_feed_text(ms_capture_t *c, const char *text, gsize len);
-/* Once the output has ended: no header, or no C record after it, is a
- * format error too (the output was cut short, or is another version's). */
+/* Once the output has ended: no header (or another version's), or no C
+ * record after it (the output was cut short), is a format error too. */
 void          ms_capture_finish(ms_capture_t *c);
 /* Drops the transfers of other meters (meter: an IPv6 address). */
 void          ms_capture_keep_meter(ms_capture_t *c, const char *meter);
