@@ -218,8 +218,10 @@ static char *mutate(mutant_t *m, const seed_t *seed, gsize *len)
     gsize cut = 0;
 
     m->single = rounds == 1;
-    if (n && !*lines[n - 1])          /* after the seed's last newline */
-        n--;
+    if (n && !*lines[n - 1]) {        /* after the seed's last newline */
+        g_free(lines[--n]);
+        lines[n] = NULL;
+    }
     for (guint round = 0; round < rounds && n > 0; round++) {
         guint a = pick(m, n), b = pick(m, n);
         char *tmp;
@@ -278,7 +280,6 @@ static char *mutate(mutant_t *m, const seed_t *seed, gsize *len)
         }
     }
 #undef NAMES_NEEDED
-    lines[n] = NULL;
     char *text = g_strjoinv(crlf ? "\r\n" : "\n", lines);
     g_strfreev(lines);
     *len = strlen(text);
