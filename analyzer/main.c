@@ -190,7 +190,8 @@ static int bigger_first(const void *a, const void *b)
 
 static void run_all(job_t *jobs, ms_job_progress_t *progress, guint n, gboolean show_progress)
 {
-    guint threads = opt_jobs ? (guint)opt_jobs : g_get_num_processors();
+    /* No more threads than captures: an exclusive pool starts them all at once. */
+    guint threads = MIN(opt_jobs ? (guint)opt_jobs : g_get_num_processors(), n);
     GThreadPool *pool = g_thread_pool_new(run_job, NULL, (gint)MAX(threads, 1), TRUE, NULL);
 
     /* Biggest capture first: the longest job starts at once, the small ones
