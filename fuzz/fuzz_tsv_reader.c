@@ -7,8 +7,9 @@
  * More than "no crash": what the reader lets through must hold what the
  * record format promises, and the reports must never show NaN, an
  * infinity or a negative duration or rate; a refused output must say why
- * in a printable message. A broken promise aborts (g_error), so libFuzzer
- * keeps the input. tests/analyzer-unit/test_tsv_properties.c drives the
+ * in a printable message. A broken promise aborts (abort(), SIGABRT: the
+ * SIGTRAP of g_error is no crash to libFuzzer, which would not keep the
+ * input). tests/analyzer-unit/test_tsv_properties.c drives the
  * same entry point with mutated real outputs in every build, without
  * libFuzzer.
  *
@@ -16,8 +17,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <json-glib/json-glib.h>
 #include "recommend.h"
@@ -27,6 +30,27 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const double flash_s_per_byte[] = { 0, 150e-6, 10000e-6 };
+
+static void broken(const char *fmt, ...) G_GNUC_PRINTF(1, 2) G_GNUC_NORETURN;
+static void broken(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fputs("fuzz_tsv_reader: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
+}
+
+/* A GLib or json-glib warning is a finding too. */
+static void log_and_abort(const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+{
+    if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))
+        broken("%s: %s", domain ? domain : "GLib", message);
+    g_log_default_handler(domain, level, message, data);
+}
 
 static gboolean printable(const char *text)
 {
@@ -47,13 +71,13 @@ static void check_record(const meter_record_schema_t *s, const void *record)
         if (col->type == METER_COL_DBL) {
             double v = *(const double *)at;
             if (!isfinite(v) || fabs(v) > METER_RECORD_DBL_MAX || (!col->optional && v < 0) || signbit(v) != (v < 0))
-                g_error("%s record, column %s: %g taken", s->tag, col->name, v);
+                broken("%s record, column %s: %g taken", s->tag, col->name, v);
         } else if (col->type == METER_COL_STR) {
             const char *v = *(const char *const *)at;
             if (!v || !printable(v))
-                g_error("%s record, column %s: a string that is not printable UTF-8 taken", s->tag, col->name);
+                broken("%s record, column %s: a string that is not printable UTF-8 taken", s->tag, col->name);
         } else if (col->type == METER_COL_BOOL && *(const gboolean *)at != TRUE && *(const gboolean *)at != FALSE) {
-            g_error("%s record, column %s: a flag that is neither 0 nor 1", s->tag, col->name);
+            broken("%s record, column %s: a flag that is neither 0 nor 1", s->tag, col->name);
         }
     }
 }
@@ -62,22 +86,22 @@ static void check_recommendation(const ms_recommendation_t *r)
 {
     if (*r->not_computed) {
         if (!printable(r->not_computed))
-            g_error("recommendation: unprintable reason");
+            broken("recommendation: unprintable reason");
         for (guint szx = 0; szx <= MS_SZX_MAX; szx++)
             if (r->rate_Bps[szx] != 0)
-                g_error("recommendation not computed, yet a rate at SZX %u", szx);
+                broken("recommendation not computed, yet a rate at SZX %u", szx);
         return;
     }
     if (r->best_szx > MS_SZX_MAX)
-        g_error("best SZX %u", r->best_szx);
+        broken("best SZX %u", r->best_szx);
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
         double rate = r->rate_Bps[szx], d = r->duration_s[szx], f = r->exchange_fail[szx];
         if (!isfinite(rate) || rate < 0 || rate > r->rate_Bps[r->best_szx])
-            g_error("SZX %u: rate %g (best %g)", szx, rate, r->rate_Bps[r->best_szx]);
+            broken("SZX %u: rate %g (best %g)", szx, rate, r->rate_Bps[r->best_szx]);
         if (!(d == -1 || (isfinite(d) && d >= 0)))
-            g_error("SZX %u: duration %g", szx, d);
+            broken("SZX %u: duration %g", szx, d);
         if (!(f >= 0 && f <= 1))
-            g_error("SZX %u: exchange failure %g", szx, f);
+            broken("SZX %u: exchange failure %g", szx, f);
     }
 }
 
@@ -105,7 +129,7 @@ static void check_json_node(JsonNode *node, const char *name, gboolean progress_
                json_node_get_value_type(node) != G_TYPE_BOOLEAN) {
         double v = json_node_get_double(node);
         if (!isfinite(v) || (v < 0 && !g_str_has_suffix(name, "_us")))
-            g_error("JSON report: %s is %g", name, v);
+            broken("JSON report: %s is %g", name, v);
     }
 }
 
@@ -127,7 +151,7 @@ static void check_reports(ms_analysis_t *a)
     GError *err = NULL;
 
     if (!json_parser_load_from_data(parser, json, -1, &err))
-        g_error("the JSON report does not parse: %s", err->message);
+        broken("the JSON report does not parse: %s", err->message);
     check_json_node(json_parser_get_root(parser), "", FALSE);
     g_object_unref(parser);
     g_free(json);
@@ -141,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ms_capture_t *c = ms_capture_new("fuzz.pcap");
 
     if (!once) {
-        /* A GLib or json-glib warning is a finding too. */
+        g_log_set_default_handler(log_and_abort, NULL);
         g_log_set_always_fatal(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
         once = TRUE;
     }
@@ -150,7 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (c->format_error) {
         /* The runner refuses the capture with this message. */
         if (!*c->format_error || !printable(c->format_error))
-            g_error("a refusal that is empty or not printable");
+            broken("a refusal that is empty or not printable");
     } else if (c->header_seen) {
         for (guint i = 0; i < c->transfers->len; i++) {
             const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
@@ -169,7 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             char *meter = g_strdup(((const ms_transfer_t *)g_ptr_array_index(c->transfers, 0))->rec.meter);
             ms_capture_keep_meter(c, meter);
             if (!c->transfers->len)
-                g_error("--meter %s dropped that meter's own transfer", meter);
+                broken("--meter %s dropped that meter's own transfer", meter);
             g_free(meter);
         }
     }

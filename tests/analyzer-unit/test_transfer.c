@@ -5,6 +5,7 @@
  * a change.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <json-glib/json-glib.h>
@@ -587,6 +588,42 @@ static void test_reports_every_column(void)
     }
 }
 
+/* Numbers json-glib would write as "1e+17.0" (a round 1e17, 1e18, a tiny
+ * 1e-300): the JSON report still parses, each the number it was. */
+static void test_json_round_numbers(void)
+{
+    static const struct { const char *column, *text; double want; } cases[] = {
+        { "duration_s", "100000000000000000.000000", 1e17 }, { "rate_Bps", "1000000000000000000.000000", 1e18 },
+        { "time_air_s", "1e-300", 1e-300 }, { "rtt_first_median_s", "200000000000000000.000000", 2e17 },
+    };
+    fx_t fx;
+    records_t r;
+
+    fx_init(&fx);
+    char *text = distinct_capture(&fx, &r, 0, FALSE);
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *edited = edit_column(text, "T", cases[i].column, cases[i].text);
+        ms_capture_t *c = read_capture(edited);
+        only_transfer(c);
+        char *json = report(ms_report_json, c);
+        JsonParser *parser = json_parser_new();
+        GError *err = NULL;
+        g_test_message("%s = %s", cases[i].column, cases[i].text);
+        g_assert_true(json_parser_load_from_data(parser, json, -1, &err));
+        JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+        JsonObject *cap = json_array_get_object_element(json_object_get_array_member(root, "captures"), 0);
+        JsonObject *t = json_array_get_object_element(json_object_get_array_member(cap, "transfers"), 0);
+        double got = json_object_get_double_member(t, cases[i].column);
+        g_assert_cmpfloat(fabs(got - cases[i].want), <=, fabs(cases[i].want) * 1e-15);
+        g_object_unref(parser);
+        g_free(json);
+        ms_capture_free(c);
+        g_free(edited);
+    }
+    g_free(text);
+    fx_done(&fx);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -599,5 +636,6 @@ int main(int argc, char **argv)
     g_test_add_func("/transfer/unknown_column_ignored", test_unknown_column_ignored);
     g_test_add_func("/transfer/lines_before_header_ignored", test_lines_before_header_ignored);
     g_test_add_func("/transfer/reports_every_column", test_reports_every_column);
+    g_test_add_func("/transfer/json_round_numbers", test_json_round_numbers);
     return g_test_run();
 }
