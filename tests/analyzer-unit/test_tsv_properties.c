@@ -4,8 +4,8 @@
  * captures, fuzz/corpus/tsv_reader) and regressions replayed, then
  * mutated: cut anywhere, lines dropped, swapped and doubled, cells
  * replaced with NaN, infinities, negative and huge numbers, numbers beyond
- * 64 bits, letters, 256 KiB of text, bytes that are not UTF-8; cells
- * removed and added, a line of 256 Ki cells, CR LF line ends, a NUL, the
+ * 64 bits, letters, 64 KiB of text, bytes that are not UTF-8; cells
+ * removed and added, a line of 64 Ki cells, CR LF line ends, a NUL, the
  * header of another version. Each mutant goes through the fuzz target's
  * entry point (fuzz/fuzz_tsv_reader.c), which aborts on a crash, a NaN, an
  * infinity or a negative duration or rate in a report, a record kept that
@@ -159,7 +159,9 @@ static const meter_column_t *column_of(char **lines, const char *tag, guint cell
     const meter_column_t *col = NULL;
 
     for (guint i = 0; lines[i] && !col; i++) {
-        char **cells = g_strsplit(lines[i], "\t", -1);
+        if (!g_str_has_prefix(lines[i], names_tag) || lines[i][strlen(names_tag)] != '\t')
+            continue;
+        char **cells = g_strsplit_set(lines[i], "\t", -1);
         if (cells[0] && strcmp(cells[0], names_tag) == 0 && cell < g_strv_length(cells))
             for (guint s = 0; s < G_N_ELEMENTS(schemas); s++)
                 for (guint k = 0; strcmp(schemas[s]->tag, tag) == 0 && k < schemas[s]->n_columns; k++)
@@ -176,7 +178,7 @@ static const meter_column_t *column_of(char **lines, const char *tag, guint cell
 static void replace_cell(mutant_t *m, char **lines, guint n)
 {
     guint at = pick(m, n);
-    char **cells = g_strsplit(lines[at], "\t", -1);
+    char **cells = g_strsplit_set(lines[at], "\t", -1);
     guint n_cells = g_strv_length(cells);
     if (n_cells < 2) {
         g_strfreev(cells);
@@ -184,7 +186,7 @@ static void replace_cell(mutant_t *m, char **lines, guint n)
     }
     guint cell = 1 + pick(m, n_cells - 1), v = pick(m, G_N_ELEMENTS(cell_values) + 2);
     gboolean never_number = v < N_NEVER_NUMBERS || v >= G_N_ELEMENTS(cell_values);
-    char *value = v == G_N_ELEMENTS(cell_values) ? huge('A', 1 << 18)        /* 256 KiB of text */
+    char *value = v == G_N_ELEMENTS(cell_values) ? huge('A', 1 << 16)        /* 64 KiB of text */
                   : v > G_N_ELEMENTS(cell_values) ? huge('9', 400)           /* 10^400 */
                   : g_strdup(cell_values[v]);
     gboolean record = strlen(cells[0]) == 1 && strchr("TPC", cells[0][0]);
@@ -212,7 +214,7 @@ static char *mutate(mutant_t *m, const seed_t *seed, gsize *len)
                              *const needed[] = { "T\t", "P\t" };
     gboolean has_t = strstr(seed->text, "\nT\t") != NULL, has_p = strstr(seed->text, "\nP\t") != NULL;
 #define NAMES_NEEDED(line) ((has_t && g_str_has_prefix(line, "#T\t")) || (has_p && g_str_has_prefix(line, "#P\t")))
-    char **lines = g_strsplit(seed->text, "\n", -1);
+    char **lines = g_strsplit_set(seed->text, "\n", -1);
     guint n = g_strv_length(lines), rounds = 1 + 2 * pick(m, 2);
     gboolean crlf = FALSE, other_version = FALSE;
     gsize cut = 0;
@@ -254,8 +256,8 @@ static char *mutate(mutant_t *m, const seed_t *seed, gsize *len)
                 *tmp = '\0';
             break;
         case 4:   /* cells added at the end: a newer plugin's columns, read past */
-        case 5: { /* the same, 256 Ki empty cells */
-            char *tail = pick(m, 2) ? g_strdup_printf("\textra\t%u", pick(m, 1000)) : huge('\t', 1 << 18);
+        case 5: { /* the same, 64 Ki empty cells */
+            char *tail = pick(m, 2) ? g_strdup_printf("\textra\t%u", pick(m, 1000)) : huge('\t', 1 << 16);
             tmp = g_strconcat(lines[a], tail, NULL);
             if (m->single && a > 0)   /* the header line is one line exactly */
                 m->acceptance_expected = TRUE;
