@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
+#include "interrupt.h"
 #include "number_option.h"
 #include "plots.h"
 #include "progress.h"
@@ -103,10 +104,35 @@ static void error(const char *fmt, ...)
     va_end(ap);
 }
 
+/* The main thread waits for the jobs in a main loop: there it draws the
+ * progress and handles a signal (interrupt.c). */
+typedef struct {
+    GMainLoop         *loop;
+    guint              running;   /* jobs not finished yet */
+    ms_job_progress_t *progress;
+    guint              n;
+} waiting_t;
+
+static gboolean job_finished(gpointer data)
+{
+    waiting_t *w = data;
+
+    if (--w->running == 0)
+        g_main_loop_quit(w->loop);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean draw_progress(gpointer data)
+{
+    waiting_t *w = data;
+
+    ms_progress_draw(w->progress, w->n);
+    return G_SOURCE_CONTINUE;
+}
+
 static void run_job(gpointer data, gpointer user_data)
 {
     job_t *j = data;
-    (void)user_data;
 
     j->status = ms_tshark_run(j->tshark, j->capture->file, j->capture, &j->progress->pid, &j->message);
     /* Stamps that turned out to mark each frame's start, once the first
@@ -127,6 +153,7 @@ static void run_job(gpointer data, gpointer user_data)
         g_free(message);
     }
     g_atomic_int_set(&j->progress->done, 1);
+    g_idle_add(job_finished, user_data);
 }
 
 static gboolean valid_key(const char *key)
@@ -192,7 +219,9 @@ static void run_all(job_t *jobs, ms_job_progress_t *progress, guint n, gboolean 
 {
     /* No more threads than captures: an exclusive pool starts them all at once. */
     guint threads = MIN(opt_jobs ? (guint)opt_jobs : g_get_num_processors(), n);
-    GThreadPool *pool = g_thread_pool_new(run_job, NULL, (gint)MAX(threads, 1), TRUE, NULL);
+    waiting_t w = { g_main_loop_new(NULL, FALSE), 0, progress, n };
+    GThreadPool *pool = g_thread_pool_new(run_job, &w, (gint)MAX(threads, 1), TRUE, NULL);
+    guint drawing = 0;
 
     /* Biggest capture first: the longest job starts at once, the small ones
      * fill the other threads (the report keeps the command line's order). */
@@ -201,22 +230,23 @@ static void run_all(job_t *jobs, ms_job_progress_t *progress, guint n, gboolean 
         order[i] = &jobs[i];
     qsort(order, n, sizeof(job_t *), bigger_first);
     for (guint i = 0; i < n; i++)
-        if (!order[i]->skipped)
+        if (!order[i]->skipped) {
+            w.running++;
             g_thread_pool_push(pool, order[i], NULL);
+        }
     g_free(order);
     if (show_progress) {
-        for (;;) {
-            guint done = 0;
-            for (guint i = 0; i < n; i++)
-                done += g_atomic_int_get(&progress[i].done) != 0;
-            ms_progress_draw(progress, n);
-            if (done == n)
-                break;
-            g_usleep(200000);
-        }
+        ms_progress_draw(progress, n);
+        drawing = g_timeout_add(200, draw_progress, &w);
+    }
+    if (w.running)
+        g_main_loop_run(w.loop);
+    if (show_progress) {
+        g_source_remove(drawing);
         ms_progress_clear();
     }
     g_thread_pool_free(pool, FALSE, TRUE);
+    g_main_loop_unref(w.loop);
 }
 
 /* Requests and not one answer in the whole capture: the sign of addresses
@@ -316,11 +346,13 @@ int main(int argc, char **argv)
 
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_description(ctx,
-        "Runs tshark with the meterscope plugin on each capture (pcap or pcapng; the link-layer numbers\n"
+        "Runs tshark with the meterscope plugin on each capture (pcap or pcapng, or compressed as the installed\n"
+        "tshark reads it: gzip, zstd, lz4; the link-layer numbers\n"
         "need link type 195, 230, 283 or ZEP v2) and reports every CoAP block-wise transfer: blocks, bytes, rate, repeats, fragment loss,\n"
         "where the time went, and the block size to use (docs/field-guide.md).\n\n"
         "Exit status: 0 report written, 1 usage error, 2 input error (missing, unreadable, truncated\n"
-        "or non-capture file; partial results are still printed), 3 tshark or plugin problem.");
+        "or non-capture file; partial results are still printed), 3 tshark or plugin problem,\n"
+        "128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP: every tshark stopped, no report).");
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
         /* GOption's message names the argument as given: one line, cut. */
         char *message = ms_printable(err->message, 200);
@@ -341,6 +373,8 @@ int main(int argc, char **argv)
         g_free(bad);
         return EXIT_USAGE;
     }
+    /* From the first tshark on: a signal stops every one, removes the temporaries, writes no report. */
+    ms_interrupt_catch();
     if (!ms_tshark_setup(&tshark, opt_tshark, opt_plugin, opt_filter, &err)) {
         error("%s", err->message);
         g_error_free(err);
@@ -374,12 +408,14 @@ int main(int argc, char **argv)
     }
     gboolean show = !opt_quiet && !opt_no_progress && (opt_progress || isatty(STDERR_FILENO));
     run_all(jobs, progress, n, show);
-    status = check_results(jobs, n);
+    /* Stopped by a signal, the runs' messages would only tell of their stopping. */
+    int stop = ms_interrupt_signal();
+    status = stop ? EXIT_REPORT : check_results(jobs, n);
 
     /* The report covers every capture that gave records (partial ones too). */
     ms_analysis_t *a = g_new0(ms_analysis_t, n);
     guint na = 0;
-    for (guint i = 0; i < n; i++) {
+    for (guint i = 0; i < n && !stop; i++) {
         ms_capture_t *c = jobs[i].capture;
         if (jobs[i].skipped || !c->header_seen || jobs[i].status == RUN_TSHARK_ERROR ||
             jobs[i].status == RUN_USAGE_ERROR)
@@ -390,11 +426,16 @@ int main(int argc, char **argv)
         a[na].has_recommendation = ms_recommend(c, ms_recommend_basis(c), opt_flash_us * 1e-6, &a[na].recommendation);
         na++;
     }
-    if (na && status != EXIT_USAGE && status != EXIT_TSHARK) {
+    /* The -o file is opened only here: a signal before leaves it as it was. */
+    if (na && status != EXIT_USAGE && status != EXIT_TSHARK && !(stop = ms_interrupt_commit())) {
         if (!write_report(fmt, a, na))
             status = MAX(status, EXIT_INPUT);
         else if (opt_plot)
             write_plots(a, na, &status);
+    }
+    if (stop) {
+        error("stopped by %s: the tshark runs were ended, no report written", ms_interrupt_name(stop));
+        status = 128 + stop;
     }
 
     for (guint i = 0; i < n; i++) {

@@ -9,11 +9,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
+#include <signal.h>
 #include <pcap/pcap.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
+#include "children.h"
+#include "compression.h"
 #include "tshark_runner.h"
 
 #ifndef WS_GLOBAL_PLUGIN_DIR
@@ -24,6 +27,9 @@
 #endif
 
 #define ERR_DOMAIN g_quark_from_static_string("meterscope-tshark")
+
+static gboolean tshark_loads_plugin(const ms_tshark_t *t);
+static char *not_loaded(const ms_tshark_t *t);
 
 static char *global_plugin(void)
 {
@@ -96,11 +102,30 @@ static gboolean private_plugin_dir(ms_tshark_t *t, GError **err)
     return ok;
 }
 
+/* Wireshark plugins are ELF shared objects: anything else is no plugin,
+ * said before tshark is run (it would only warn that it could not load it,
+ * and load a personal copy instead if there is one). NULL, or why not. */
+static char *not_a_plugin(const char *path)
+{
+    static const guint8 elf[4] = { 0x7f, 'E', 'L', 'F' };
+    guint8 head[4] = { 0 };
+    FILE *f = g_fopen(path, "rb");
+
+    if (!f)
+        return g_strdup_printf("cannot read the plugin %s: %s", path, g_strerror(errno));
+    gboolean elf_file = fread(head, 1, sizeof(head), f) == sizeof(head) && memcmp(head, elf, sizeof(elf)) == 0;
+    fclose(f);
+    return elf_file ? NULL
+                    : g_strdup_printf("%s is not a Wireshark plugin (not a shared object): give the meterscope.so "
+                                      "built for this tshark with --plugin", path);
+}
+
 static gboolean choose_plugin(ms_tshark_t *t, const char *plugin_path, GError **err)
 {
     const char *want = plugin_path ? plugin_path : g_getenv("METERSCOPE_PLUGIN");
     char *global = global_plugin(), *personal = personal_plugin();
     gboolean ok = TRUE;
+    char *why_not = NULL;
 
     if (want && *want)
         t->plugin = g_strdup(want);
@@ -111,6 +136,9 @@ static gboolean choose_plugin(ms_tshark_t *t, const char *plugin_path, GError **
                     "the meterscope plugin is not installed (looked for %s%s%s): build it and run "
                     "`cmake --install BUILD --component plugin`, or give its path with --plugin",
                     t->plugin, want ? "" : " and ", want ? "" : personal);
+        ok = FALSE;
+    } else if ((why_not = not_a_plugin(t->plugin))) {
+        g_set_error_literal(err, ERR_DOMAIN, 0, why_not);
         ok = FALSE;
     } else if (geteuid() == 0) {
         /* Root's tshark loads the global folder only. */
@@ -127,6 +155,7 @@ static gboolean choose_plugin(ms_tshark_t *t, const char *plugin_path, GError **
     } else if (strcmp(t->plugin, personal) != 0) {
         ok = private_plugin_dir(t, err);
     }
+    g_free(why_not);
     g_free(global);
     g_free(personal);
     return ok;
@@ -167,6 +196,23 @@ static gboolean find_stray_heuristics(ms_tshark_t *t, GError **err)
     return TRUE;
 }
 
+/* tshark loads the private folder and then the personal one: with a
+ * personal plugin, a chosen one that does not load is replaced by it in
+ * silence, so tshark is asked first which one it loads. */
+static gboolean not_shadowed(const ms_tshark_t *t, GError **err)
+{
+    char *personal = personal_plugin();
+    gboolean shadowed = t->plugin_env_dir && g_file_test(personal, G_FILE_TEST_EXISTS);
+
+    g_free(personal);
+    if (!shadowed || tshark_loads_plugin(t))
+        return TRUE;
+    char *message = not_loaded(t);
+    g_set_error_literal(err, ERR_DOMAIN, 0, message);
+    g_free(message);
+    return FALSE;
+}
+
 gboolean ms_tshark_setup(ms_tshark_t *t, const char *tshark_path, const char *plugin_path,
                          const char *display_filter, GError **err)
 {
@@ -174,7 +220,8 @@ gboolean ms_tshark_setup(ms_tshark_t *t, const char *tshark_path, const char *pl
         t->prefs = g_ptr_array_new_with_free_func(g_free);
     t->two_pass = display_filter && *display_filter;
     t->tap = t->two_pass ? g_strdup_printf("meter,ota,tsv,%s", display_filter) : g_strdup("meter,ota,tsv");
-    return find_tshark(t, tshark_path, err) && choose_plugin(t, plugin_path, err) && find_stray_heuristics(t, err);
+    return find_tshark(t, tshark_path, err) && choose_plugin(t, plugin_path, err) && not_shadowed(t, err) &&
+           find_stray_heuristics(t, err);
 }
 
 static void remove_tree(const char *dir)
@@ -212,7 +259,7 @@ gboolean ms_capture_file_ok(const char *file, char **message)
     char errbuf[PCAP_ERRBUF_SIZE] = "";
     GStatBuf st;
     FILE *f;
-    guint8 magic[4] = { 0 };
+    guint8 magic[MS_COMPRESSION_MAGIC_MAX] = { 0 };
     size_t got;
 
     if (g_stat(file, &st) != 0) {
@@ -227,7 +274,7 @@ gboolean ms_capture_file_ok(const char *file, char **message)
         *message = g_strdup_printf("%s: %s", file, g_strerror(errno));
         return FALSE;
     }
-    got = fread(magic, 1, 4, f);
+    got = fread(magic, 1, sizeof(magic), f);
     fclose(f);
     if (got == 0) {
         *message = g_strdup_printf("%s: empty file, not a capture", file);
@@ -235,7 +282,10 @@ gboolean ms_capture_file_ok(const char *file, char **message)
     }
     /* pcapng: a Section Header Block (libpcap may refuse some valid ones,
      * e.g. several link types; tshark reads them). */
-    if (got == 4 && magic[0] == 0x0a && magic[1] == 0x0d && magic[2] == 0x0d && magic[3] == 0x0a)
+    if (got >= 4 && magic[0] == 0x0a && magic[1] == 0x0d && magic[2] == 0x0d && magic[3] == 0x0a)
+        return TRUE;
+    /* Compressed: libpcap cannot look inside, tshark may; it decides. */
+    if (ms_compression_of(magic, got))
         return TRUE;
     pcap_t *p = pcap_open_offline(file, errbuf);
     if (!p) {
@@ -253,8 +303,9 @@ gboolean ms_capture_file_ok(const char *file, char **message)
  * it is read from those headers, and checked by analyzer.exit_codes in the
  * 4.4 and 4.6 chroots.
  * The analyser checks each file before (ms_capture_file_ok), so tshark meets
- * a file it cannot open only when libpcap accepts what wiretap refuses, or
- * when the file changed meanwhile. */
+ * a file it cannot open only when it is compressed (not looked into here),
+ * when libpcap accepts what wiretap refuses, or when the file changed
+ * meanwhile. */
 enum {
     /* WS_EXIT_INVALID_OPTION on every version: tshark refused its command
      * line, an -o preference, the -z argument (unknown when the plugin did
@@ -313,50 +364,107 @@ static char *tshark_errors(const char *path)
     return g_string_free(out, FALSE);
 }
 
-/* Whether this tshark, with the plugin folder of the runs, loads the plugin:
- * its "-G plugins" report has one line per plugin, the file name first.
- * Asked only after a refused command line, to tell a plugin that did not
- * load (so "-z meter,ota,tsv" is unknown) from a refused user option. */
+/* Where tshark loads the chosen plugin from: the private folder's link,
+ * else the personal or (root) the global copy. */
+static char *loaded_path(const ms_tshark_t *t)
+{
+    if (t->plugin_env_dir)
+        return g_build_filename(t->plugin_env_dir, WS_PLUGIN_VERSION, "epan", "meterscope.so", NULL);
+    return geteuid() == 0 ? global_plugin() : personal_plugin();
+}
+
+/* Whether this tshark, with the plugin folder of the runs, loads the chosen
+ * plugin: its "-G plugins" report has one line per plugin, the file name
+ * first and the path it was loaded from last (a line without a path, should
+ * a version print none, counts by its name). Asked after a refused command
+ * line, to tell a plugin that did not load (so "-z meter,ota,tsv" is
+ * unknown) from a refused user option, and before the runs when a personal
+ * plugin could stand in for the chosen one. */
 static gboolean tshark_loads_plugin(const ms_tshark_t *t)
 {
     GSubprocessLauncher *l =
         g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
     const char *argv[] = { t->tshark, "-G", "plugins", NULL };
-    char *out = NULL;
+    char *out = NULL, *want = loaded_path(t);
     gboolean loads = FALSE;
 
     if (t->plugin_env_dir)
         g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
-    GSubprocess *p = g_subprocess_launcher_spawnv(l, argv, NULL);
+    GSubprocess *p = ms_children_spawn(l, argv, NULL);
     if (p && g_subprocess_communicate_utf8(p, NULL, NULL, &out, NULL, NULL)) {
         char **lines = g_strsplit(out ? out : "", "\n", -1);
         for (guint i = 0; lines[i] && !loads; i++) {
-            char **cols = g_strsplit(lines[i], "\t", 2);
-            loads = cols[0] && strcmp(g_strstrip(cols[0]), "meterscope.so") == 0;
+            char **cols = g_strsplit(lines[i], "\t", -1);
+            gboolean has_path = FALSE, at_path = FALSE;
+            for (guint k = 1; cols[0] && cols[k]; k++) {
+                const char *col = g_strstrip(cols[k]);
+                has_path |= col[0] == '/';
+                at_path |= strcmp(col, want) == 0;
+            }
+            loads = cols[0] && strcmp(g_strstrip(cols[0]), "meterscope.so") == 0 && (at_path || !has_path);
             g_strfreev(cols);
         }
         g_strfreev(lines);
     }
+    if (p)
+        ms_children_forget(p);
     g_free(out);
+    g_free(want);
     g_clear_object(&p);
     g_object_unref(l);
     return loads;
 }
 
-static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int status, const char *errors,
-                                ms_capture_t *out, char **message)
+static char *not_loaded(const ms_tshark_t *t)
 {
+    return g_strdup_printf("tshark (%s) did not load the meterscope plugin %s: check that it was built for this "
+                           "tshark's version", t->tshark, t->plugin);
+}
+
+static gboolean is_crash(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT || sig == SIGTRAP ||
+           sig == SIGSYS;
+}
+
+/* A tshark that died of a signal: crashed, or killed from outside (SIGKILL
+ * is what the out-of-memory killer sends). */
+static char *died(const char *file, int sig, const char *errors)
+{
+    return g_strdup_printf("%s: tshark %s (signal %d, %s) before it finished reading it%s%s%s", file,
+                           is_crash(sig) ? "crashed" : "was killed", sig, g_strsignal(sig),
+                           sig == SIGKILL ? "; the out-of-memory killer does that, see dmesg" : "",
+                           *errors ? ": " : "", errors);
+}
+
+/* A file tshark could not open: if it is compressed, what with. */
+static char *cannot_open(const char *file, const char *errors)
+{
+    const ms_compression_t *c = ms_compression_of_file(file);
+
+    if (!c)
+        return g_strdup_printf("%s: %s", file, errors);
+    return g_strdup_printf("%s: this tshark could not read the %s-compressed file (%s): decompress it first (%s -d)",
+                           file, c->name, errors, c->name);
+}
+
+static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int status, int term_sig,
+                                const char *errors, ms_capture_t *out, char **message)
+{
+    if (term_sig) {
+        *message = died(file, term_sig, errors);
+        return RUN_TSHARK_ERROR;
+    }
     switch (status) {
     case TSHARK_READ_ERROR:
     case TSHARK_READ_ERROR_46:
     case TSHARK_CANNOT_OPEN:
         *message = out->header_seen ? g_strdup_printf("%s: %s (partial results)", file, errors)
-                                    : g_strdup_printf("%s: %s", file, errors);
+                                    : cannot_open(file, errors);
         return RUN_INPUT_ERROR;
     case TSHARK_REFUSED_OPTION:
         if (!out->header_seen && !tshark_loads_plugin(t)) {
-            *message = g_strdup_printf("tshark (%s) did not load the meterscope plugin %s: check that it was "
-                                       "built for this tshark's version", t->tshark, t->plugin);
+            *message = not_loaded(t);
             return RUN_TSHARK_ERROR;
         }
         *message = g_strdup(errors);
@@ -412,7 +520,7 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
     g_ptr_array_add(argv, t->tap);
     g_ptr_array_add(argv, NULL);
 
-    GSubprocess *p = g_subprocess_launcher_spawnv(l, (const char *const *)argv->pdata, &err);
+    GSubprocess *p = ms_children_spawn(l, (const char *const *)argv->pdata, &err);
     if (!p)
         goto out;
     g_atomic_int_set(pid, (gint)g_ascii_strtoll(g_subprocess_get_identifier(p), NULL, 10));
@@ -425,11 +533,13 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
     g_object_unref(in);
     ms_capture_finish(out);
     g_subprocess_wait(p, NULL, NULL);
+    ms_children_forget(p);
     g_atomic_int_set(pid, 0);
-    int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : 128 + g_subprocess_get_term_sig(p);
+    int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
+    int term_sig = g_subprocess_get_if_signaled(p) ? g_subprocess_get_term_sig(p) : 0;
     g_object_unref(p);
     char *errors = tshark_errors(errpath);
-    status = classify(t, file, code, errors, out, message);
+    status = classify(t, file, code, term_sig, errors, out, message);
     g_free(errors);
 out:
     if (err && !*message)

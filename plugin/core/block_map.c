@@ -54,7 +54,9 @@ void block_map_free(block_map_t *map)
     g_free(map);
 }
 
-/* Room for bytes [0, end), end <= max_size: doubling, so growth is linear. */
+/* Room for bytes [0, end), end <= max_size: by a quarter at a time, so
+ * growth stays linear and a large image wastes at most a quarter of its
+ * size (doubling would waste up to all of it). */
 static void grow(block_map_t *map, guint32 end)
 {
     guint32 cap = map->cap ? map->cap : BLOCK_MAP_FIRST_CAP;
@@ -63,7 +65,7 @@ static void grow(block_map_t *map, guint32 end)
     if (end <= map->cap)
         return;
     while (cap < end)
-        cap = cap > map->max_size / 2 ? map->max_size : cap * 2;
+        cap = cap > map->max_size - cap / 4 ? map->max_size : cap + cap / 4;
     new_bits = (cap + 7) / 8;
     map->buf = (guint8 *)g_realloc(map->buf, cap);
     map->received = (guint8 *)g_realloc(map->received, new_bits);
@@ -129,6 +131,9 @@ void block_map_add(block_map_t *map, guint64 offset, const guint8 *data, guint32
     if (map->end_known && map->total > 0 && map->contiguous >= map->total) {
         map->complete = TRUE;
         r->completed = TRUE;
+        /* Complete: only its bytes are read from now on, kept at their size. */
+        map->cap = MAX(map->total, map->contiguous);
+        map->buf = (guint8 *)g_realloc(map->buf, map->cap);
     }
 }
 

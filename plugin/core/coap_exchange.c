@@ -16,21 +16,54 @@ typedef struct {
     gboolean completed;     /* the last block was answered */
 } transfer_state_t;
 
+/* A token between two endpoints (the pair by number). */
+typedef struct {
+    guint32 pair;
+    guint8  tkl;
+    guint8  token[8];
+} token_key_t;
+
 struct coap_exchanges {
     wmem_allocator_t *scope;
-    wmem_map_t *by_mid;       /* "client|server|mid" */
-    wmem_map_t *by_token;     /* "client|server|t<token>" */
+    /* Exchanges are many (one a request) and keep what they share once:
+     * endpoint keys, paths and addresses are interned, and the tables are
+     * keyed by number, the endpoint pair's. */
+    wmem_map_t *strings;      /* interned text: endpoint keys and paths */
+    wmem_map_t *addresses;    /* endpoint key -> address (its data interned) */
+    wmem_map_t *pairs;        /* "client|server" -> pair number (guint32 *) */
+    guint32 n_pairs;
+    wmem_map_t *by_mid;       /* pair << 16 | mid (guint64) */
+    wmem_map_t *by_token;     /* token_key_t */
     wmem_map_t *transfers;    /* "client|server|path" */
     guint32 next_transfer_id;
 };
+
+static guint token_key_hash(gconstpointer p)
+{
+    const token_key_t *k = (const token_key_t *)p;
+    guint h = k->pair * 2654435761u ^ k->tkl;
+
+    for (guint i = 0; i < k->tkl && i < 8; i++)
+        h = h * 31 + k->token[i];
+    return h;
+}
+
+static gboolean token_key_equal(gconstpointer a, gconstpointer b)
+{
+    const token_key_t *x = (const token_key_t *)a, *y = (const token_key_t *)b;
+    return x->pair == y->pair && x->tkl == y->tkl && memcmp(x->token, y->token, MIN(x->tkl, 8)) == 0;
+}
 
 coap_exchanges_t *coap_exchanges_new(wmem_allocator_t *scope)
 {
     coap_exchanges_t *e = wmem_new0(scope, coap_exchanges_t);
 
     e->scope = scope;
-    e->by_mid = wmem_map_new(scope, g_str_hash, g_str_equal);
-    e->by_token = wmem_map_new(scope, g_str_hash, g_str_equal);
+    e->strings = wmem_map_new(scope, g_str_hash, g_str_equal);
+    e->addresses = wmem_map_new(scope, g_str_hash, g_str_equal);
+    e->pairs = wmem_map_new(scope, g_str_hash, g_str_equal);
+    e->by_mid = wmem_map_new(scope, g_int64_hash, g_int64_equal);
+    e->by_token = wmem_map_new(scope, token_key_hash, token_key_equal);
     e->transfers = wmem_map_new(scope, g_str_hash, g_str_equal);
     return e;
 }
@@ -58,23 +91,79 @@ const char *coap_endpoint_key(wmem_allocator_t *scope, const address *a, guint32
 
 /* Lookup keys live in tmp; a key is copied to the table's scope only when
  * it is inserted. */
-static char *mid_key(wmem_allocator_t *tmp, const char *client, const char *server, guint16 mid)
+static const char *intern(coap_exchanges_t *e, const char *s)
 {
-    char buf[KEY_TEXT_MAX];
-    guint32 n = mid;
+    const char *kept = (const char *)wmem_map_lookup(e->strings, s);
 
-    return wmem_strdup(tmp, key_text(buf, client, server, &n, 1));
+    if (!kept) {
+        kept = wmem_strdup(e->scope, s);
+        wmem_map_insert(e->strings, kept, (gpointer)kept);
+    }
+    return kept;
 }
 
-static char *token_key(wmem_allocator_t *tmp, const meter_coap_t *m, const char *client, const char *server)
+/* A shallow copy of the endpoint's address, whose data is kept once. */
+static address intern_address(coap_exchanges_t *e, const char *endpoint, const address *a)
+{
+    address *kept = (address *)wmem_map_lookup(e->addresses, endpoint);
+    address r;
+
+    if (!kept) {
+        kept = wmem_new(e->scope, address);
+        copy_address_wmem(e->scope, kept, a);
+        wmem_map_insert(e->addresses, intern(e, endpoint), kept);
+    }
+    copy_address_shallow(&r, kept);
+    return r;
+}
+
+/* The pair's number; 0 for a pair not seen yet unless create. */
+static guint32 pair_number(coap_exchanges_t *e, const char *client, const char *server, gboolean create)
 {
     char buf[KEY_TEXT_MAX];
-    /* The token as three numbers: its length and its 8 bytes (zero-padded). */
-    guint32 nums[3] = { 0x100u | m->tkl, 0, 0 };
+    const char *k = key_text(buf, client, server, NULL, 0);
+    guint32 *n = (guint32 *)wmem_map_lookup(e->pairs, k);
 
-    for (guint i = 0; i < m->tkl && i < 8; i++)
-        nums[1 + i / 4] |= (guint32)m->token[i] << (8 * (3 - i % 4));
-    return wmem_strdup(tmp, key_text(buf, client, server, nums, 3));
+    if (!n && create) {
+        n = wmem_new(e->scope, guint32);
+        *n = ++e->n_pairs;
+        wmem_map_insert(e->pairs, wmem_strdup(e->scope, k), n);
+    }
+    return n ? *n : 0;
+}
+
+static guint64 mid_key(guint32 pair, guint16 mid)
+{
+    return (guint64)pair << 16 | mid;
+}
+
+static token_key_t token_key(guint32 pair, const meter_coap_t *m)
+{
+    token_key_t k = { pair, m->tkl, { 0 } };
+
+    memcpy(k.token, m->token, MIN(m->tkl, 8));
+    return k;
+}
+
+static void index_by_mid(coap_exchanges_t *e, guint64 key, coap_exchange_t *ex)
+{
+    const void *kept = NULL;
+
+    if (!wmem_map_lookup_extended(e->by_mid, &key, &kept, NULL)) {
+        guint64 *k = wmem_new(e->scope, guint64);
+        *k = key;
+        kept = k;
+    }
+    wmem_map_insert(e->by_mid, kept, ex);
+}
+
+static void index_by_token(coap_exchanges_t *e, const token_key_t *key, coap_exchange_t *ex)
+{
+    const void *kept = NULL;
+
+    if (!wmem_map_lookup_extended(e->by_token, key, &kept, NULL))
+        kept = wmem_memdup(e->scope, key, sizeof *key);
+    wmem_map_insert(e->by_token, kept, ex);
 }
 
 static char *transfer_key(wmem_allocator_t *tmp, const char *client, const char *server, const char *path)
@@ -124,26 +213,28 @@ static coap_exchange_t *request_exchange(coap_exchanges_t *e, const meter_coap_t
                                          const char *dst, const address *src_addr, const address *dst_addr,
                                          guint32 frame, gint64 now, wmem_allocator_t *tmp)
 {
-    char *k = mid_key(tmp, src, dst, m->mid);
-    coap_exchange_t *ex = (coap_exchange_t *)wmem_map_lookup(e->by_mid, k);
+    guint32 pair = pair_number(e, src, dst, TRUE);
+    guint64 k = mid_key(pair, m->mid);
+    coap_exchange_t *ex = (coap_exchange_t *)wmem_map_lookup(e->by_mid, &k);
     meter_coap_identity_t id = meter_coap_identity(m);
 
     if (ex && meter_coap_mid_in_use(ex->type, ex->first_us, now) && meter_coap_same_identity(&ex->id, &id))
         return ex;
     ex = wmem_new0(e->scope, coap_exchange_t);
-    ex->path = m->path ? wmem_strdup(e->scope, m->path) : NULL;
+    ex->path = m->path ? intern(e, m->path) : NULL;
     ex->frame = frame;
     ex->first_us = now;
     ex->type = m->type;
     ex->id = id;
-    copy_address_wmem(e->scope, &ex->client, src_addr);
-    copy_address_wmem(e->scope, &ex->server, dst_addr);
-    ex->client_key = wmem_strdup(e->scope, src);
+    ex->client = intern_address(e, src, src_addr);
+    ex->server = intern_address(e, dst, dst_addr);
+    ex->client_key = intern(e, src);
     /* Every block-wise transfer is followed, on any path. */
     if (ex->path && (m->block1.present || m->block2.present))
         ex->transfer_id = transfer_for_request(e, tmp, m, src, dst, now);
-    wmem_map_insert(e->by_mid, wmem_strdup(e->scope, k), ex);
-    wmem_map_insert(e->by_token, wmem_strdup(e->scope, token_key(tmp, m, src, dst)), ex);
+    index_by_mid(e, k, ex);
+    token_key_t tk = token_key(pair, m);
+    index_by_token(e, &tk, ex);
     return ex;
 }
 
@@ -152,13 +243,19 @@ static coap_exchange_t *answer_exchange(coap_exchanges_t *e, const meter_coap_t 
                                         const char *dst, guint32 frame, gint64 now, wmem_allocator_t *tmp)
 {
     coap_exchange_t *ex = NULL;
+    guint32 pair = pair_number(e, dst, src, FALSE);     /* the request went the other way */
 
-    if (m->type == COAP_TYPE_ACK || m->type == COAP_TYPE_RST)
-        ex = (coap_exchange_t *)wmem_map_lookup(e->by_mid, mid_key(tmp, dst, src, m->mid));
+    if (!pair)
+        return NULL;
+    if (m->type == COAP_TYPE_ACK || m->type == COAP_TYPE_RST) {
+        guint64 k = mid_key(pair, m->mid);
+        ex = (coap_exchange_t *)wmem_map_lookup(e->by_mid, &k);
+    }
     if (ex && !meter_coap_mid_in_use(ex->type, ex->first_us, now))
         ex = NULL;
     if (!ex && m->code != COAP_CODE_EMPTY) {
-        ex = (coap_exchange_t *)wmem_map_lookup(e->by_token, token_key(tmp, m, dst, src));
+        token_key_t tk = token_key(pair, m);
+        ex = (coap_exchange_t *)wmem_map_lookup(e->by_token, &tk);
         /* A token names one exchange too, within its lifetime. */
         if (ex && !meter_coap_mid_in_use(COAP_TYPE_CON, ex->first_us, now))
             ex = NULL;
@@ -170,7 +267,7 @@ static coap_exchange_t *answer_exchange(coap_exchanges_t *e, const meter_coap_t 
     /* A separate response is a CON of the server's: the client's empty ACK
      * to it (same MID, reversed) belongs to the same exchange. */
     if (m->type == COAP_TYPE_CON)
-        wmem_map_insert(e->by_mid, wmem_strdup(e->scope, mid_key(tmp, src, dst, m->mid)), ex);
+        index_by_mid(e, mid_key(pair_number(e, src, dst, TRUE), m->mid), ex);
     /* A GET without Block2 answered with Block2 (RFC 7959 2.4) is block 0. */
     if (!ex->transfer_id && ex->path && m->block2.present && m->block2.num == 0) {
         meter_coap_t as_block0 = *m;

@@ -30,7 +30,10 @@ typedef struct {
     guint32 transfer_id;       /* its block-wise transfer (0: none) */
     address client, server;
     const char *client_key;    /* the endpoints as coap_endpoint_key() gives them */
-    wmem_array_t *msgs;        /* the tracker's messages of this exchange (struct ota_msg *), both ways */
+    struct {                   /* the tracker's messages of this exchange, both ways */
+        struct ota_msg **at;
+        guint32 n, cap;
+    } msgs;
 } coap_exchange_t;
 
 typedef struct coap_exchanges coap_exchanges_t;

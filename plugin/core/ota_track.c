@@ -34,10 +34,11 @@
 #define SILENCE_MIN_US   G_GINT64_CONSTANT(1000000)   /* shorter gaps are never stalls */
 
 /* A frame of a datagram copy (or the ACK of one) on the air: it occupied
- * [end_us - dur_us, end_us] (stamps are moved to the frame's end first). */
+ * [end_us - dur_us, end_us] (stamps are moved to the frame's end first).
+ * One per frame of every copy: the copy by its place in copy_list. */
 typedef struct {
-    ota_copy_t *copy;
     gint64      end_us;
+    guint32     copy_index;
     guint32     dur_us;
 } ota_air_t;
 
@@ -45,24 +46,26 @@ struct ota_track {
     wmem_allocator_t *scope;
     wmem_map_t   *last_by_src;     /* ota_addr_t -> ota_frame_t**: last acked-kind frame */
     ota_frame_t  *awaiting_ack[256];
+    ota_frame_t  *spare_frames;    /* records no one holds, for reuse (chained by copy) */
     wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* */
-    wmem_map_t   *copies_by_mid;   /* mid -> wmem_array of ota_copy_t*, in the order they began */
+    wmem_map_t   *copies_by_mid;   /* mid -> ota_copy_list_t, in the order they began */
     wmem_map_t   *pending_by_mid;  /* mid -> wmem_list of the copies not tied to a message yet */
     coap_exchanges_t *exchanges;   /* which request each message belongs to */
-    wmem_map_t   *msgs_by_mid;     /* mid -> wmem_array of ota_msg_t* */
+    wmem_map_t   *msgs_by_mid;     /* mid -> ota_msg_list_t, in the order they began */
     wmem_array_t *copy_list;       /* every ota_copy_t* */
     wmem_array_t *xfer_list;       /* ota_transfer_t* in id order */
     wmem_map_t   *xfers;           /* id -> ota_transfer_t* */
     guint32       next_copy_id;
     wmem_array_t *air;             /* ota_air_t, every frame of a copy and its ACKs */
     wmem_map_t   *polls;           /* ota_addr_t -> wmem_array of ota_poll_t: a sleepy node's Data Requests */
-    wmem_map_t   *answered_polls;  /* the same, of the Data Requests its parent acknowledged */
     gboolean      acks_seen;
     ota_time_base_t time_base;
     gboolean      dirty;
     ota_capture_counts_t counts;
     double        finalized_stall_s;
 };
+
+typedef struct { ota_copy_t **at; guint32 n, cap; } ota_copy_list_t;
 
 /* RFC 4944: a datagram is its link sender, receiver, tag and size; behind a
  * mesh header the originator counts too (every originator has its own tags). */
@@ -86,9 +89,15 @@ static gboolean copy_key_equal(gconstpointer a, gconstpointer b)
            x->size == y->size;
 }
 
+/* The frame's stamp as captured. */
+static gint64 frame_raw_us(const ota_frame_t *f)
+{
+    return f->moved_to_end ? f->ts_us - f->air_us : f->ts_us;
+}
+
 static void note_air(ota_track_t *t, ota_copy_t *c, gint64 end_us, guint32 dur_us)
 {
-    ota_air_t a = { c, end_us, dur_us };
+    ota_air_t a = { end_us, c->id - 1, dur_us };
 
     if (dur_us)
         wmem_array_append_one(t->air, a);
@@ -99,6 +108,19 @@ static guint64 *key64(wmem_allocator_t *s, guint64 v)
     guint64 *k = wmem_new(s, guint64);
     *k = v;
     return k;
+}
+
+/* Appends an element to a list kept as {at, n, cap} in its owner: a message
+ * has a round or two and a request a response or two, and a wmem_array_t
+ * would cost each a 48-byte header and an allocation more. */
+static void list_append(wmem_allocator_t *scope, void **at, guint32 *n, guint32 *cap, const void *elem, gsize size)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 1;
+        *at = wmem_realloc(scope, *at, *cap * size);
+    }
+    memcpy((guint8 *)*at + *n * size, elem, size);
+    (*n)++;
 }
 
 ota_track_t *ota_track_new(wmem_allocator_t *scope)
@@ -117,7 +139,6 @@ ota_track_t *ota_track_new(wmem_allocator_t *scope)
     t->xfers = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     t->air = wmem_array_new(scope, sizeof(ota_air_t));
     t->polls = wmem_map_new(scope, g_int64_hash, g_int64_equal);
-    t->answered_polls = wmem_map_new(scope, g_int64_hash, g_int64_equal);
     return t;
 }
 
@@ -132,7 +153,7 @@ static void learn_time_base(ota_track_t *t, const ota_frame_t *frame, const ota_
 {
     ota_time_base_t *b = &t->time_base;
     ota_stamp_kind_t before = b->kind;
-    gint64 gap = ack->ts_us - frame->raw_us;
+    gint64 gap = ack->ts_us - frame_raw_us(frame);
     gint64 at_end = gap - (TURNAROUND_US + (gint64)ack->air_us);
     gint64 at_start = gap - ((gint64)frame->air_us + TURNAROUND_US);
 
@@ -165,38 +186,98 @@ static gint64 frame_end_us(const ota_track_t *t, gint64 raw_us, guint32 air_us)
     return t->time_base.kind == OTA_STAMP_START ? raw_us + air_us : raw_us;
 }
 
+static void set_frame_time(const ota_track_t *t, ota_frame_t *f, gint64 raw_us)
+{
+    f->ts_us = frame_end_us(t, raw_us, f->air_us);
+    f->moved_to_end = f->ts_us != raw_us;
+}
+
 /* A sleepy node's Data Request: when it began, and its frame. */
 typedef struct {
     gint64  start_us;
     guint32 frame;
+    guint32 answered;     /* its parent acknowledged it */
 } ota_poll_t;
 
 /* Kept in frame order: the poll that fetched a frame came before it in the
  * capture, whatever the stamps (a host may stamp a frame later than the
  * poll after it would suggest). */
-static void note_poll(ota_track_t *t, wmem_map_t *polls, ota_addr_t child, gint64 start_us, guint32 frame)
+static void note_poll(ota_track_t *t, ota_addr_t child, gint64 start_us, guint32 frame)
 {
-    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(polls, &child);
-    ota_poll_t p = { start_us, frame };
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->polls, &child);
+    ota_poll_t p = { start_us, frame, FALSE };
 
     if (!list) {
         list = wmem_array_new(t->scope, sizeof(ota_poll_t));
-        wmem_map_insert(polls, key64(t->scope, child), list);
+        wmem_map_insert(t->polls, key64(t->scope, child), list);
     }
     wmem_array_append_one(list, p);
 }
 
+/* The parent acknowledged the poll in frame (one of the child's latest). */
+static void note_poll_answered(ota_track_t *t, ota_addr_t child, guint32 frame)
+{
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->polls, &child);
+
+    for (guint i = list ? wmem_array_get_count(list) : 0; i-- > 0;) {
+        ota_poll_t *p = (ota_poll_t *)wmem_array_index(list, i);
+        if (p->frame <= frame) {
+            p->answered |= p->frame == frame;
+            return;
+        }
+    }
+}
+
+/* Link records. Most frames of a long capture (polls, ACKs, other
+ * traffic) matter only while the next frames are read: a record is reused
+ * once the caller has let it go (ota_track_frame_keep) and neither the
+ * sender's last-frame slot nor the ACK wait holds it. Those that carry a
+ * datagram copy stay for the display. */
+static ota_frame_t *frame_record(ota_track_t *t)
+{
+    ota_frame_t *f = t->spare_frames;
+
+    if (!f)
+        return wmem_new0(t->scope, ota_frame_t);
+    t->spare_frames = (ota_frame_t *)f->copy;
+    memset(f, 0, sizeof *f);
+    return f;
+}
+
+static void frame_unhold(ota_track_t *t, ota_frame_t *f)
+{
+    if (!f || --f->holders || !f->let_go || f->copy)
+        return;
+    f->copy = (ota_copy_t *)t->spare_frames;
+    t->spare_frames = f;
+}
+
+static void frame_hold(ota_frame_t **where, ota_frame_t *f)
+{
+    *where = f;
+    f->holders++;
+}
+
+gboolean ota_track_frame_keep(ota_track_t *t, ota_frame_t *f)
+{
+    if (f->copy)
+        return TRUE;
+    f->let_go = TRUE;
+    f->holders++;
+    frame_unhold(t, f);
+    return FALSE;
+}
+
 ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
 {
-    ota_frame_t *f = wmem_new0(t->scope, ota_frame_t);
+    ota_frame_t *f = frame_record(t);
 
     f->frame = in->frame;
-    f->raw_us = in->ts_us;
-    f->ts_us = frame_end_us(t, in->ts_us, in->air_us);
+    f->air_us = in->air_us;
+    set_frame_time(t, f, in->ts_us);
     f->src = in->src;
     f->dst = in->dst;
     f->seq = in->seq;
-    f->air_us = in->air_us;
     t->dirty = TRUE;
     t->counts.frames++;
     if (!in->has_wpan)
@@ -211,11 +292,11 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
          * (a retry replaces its first transmission), if it comes no later
          * than the standard allows after that frame's start, whatever
          * instant the sniffer stamps. */
-        gint64 gap = in->ts_us - (a ? a->raw_us : 0);
+        gint64 gap = in->ts_us - (a ? frame_raw_us(a) : 0);
         if (a && gap >= 0 &&
             gap <= (gint64)a->air_us + ACK_WAIT_US + (gint64)in->air_us + STAMP_SLACK_US) {
             learn_time_base(t, a, in);
-            f->ts_us = frame_end_us(t, in->ts_us, in->air_us);
+            set_frame_time(t, f, in->ts_us);
             f->acked_frame = a->frame;
             a->ack_frame = in->frame;
             if (a->copy && a->frag_index < a->copy->n_frags) {
@@ -225,10 +306,11 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
                 fr->acked = TRUE;
             }
             if (a->data_request)
-                note_poll(t, t->answered_polls, a->src, a->ts_us - a->air_us, a->frame);
+                note_poll_answered(t, a->src, a->frame);
             if (a->copy)
                 note_air(t, a->copy, f->ts_us, in->air_us);
             t->awaiting_ack[in->seq] = NULL;
+            frame_unhold(t, a);
         }
         return f;
     }
@@ -240,7 +322,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
         if (last && last->seq == in->seq) {
             /* A host's stamps move by more than the gap between a frame
              * and its retry: there a frame sent again is a retry. */
-            if (in->ts_us - last->raw_us <= SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST)
+            if (in->ts_us - frame_raw_us(last) <= SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST)
                 f->sniffer_dup = TRUE;
             else
                 f->mac_retry = TRUE;
@@ -252,17 +334,20 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
                 f->data_request = FALSE;
         }
         if (!slot) {
-            slot = wmem_new(t->scope, ota_frame_t *);
+            slot = wmem_new0(t->scope, ota_frame_t *);
             wmem_map_insert(t->last_by_src, key64(t->scope, in->src), slot);
         }
-        *slot = f;
+        frame_unhold(t, *slot);
+        frame_hold(slot, f);
         /* A sniffer duplicate is the same transmission: its ACK is the first one's. */
-        if (!f->sniffer_dup)
-            t->awaiting_ack[in->seq] = f;
+        if (!f->sniffer_dup) {
+            frame_unhold(t, t->awaiting_ack[in->seq]);
+            frame_hold(&t->awaiting_ack[in->seq], f);
+        }
     }
     f->data_request &= !f->sniffer_dup;
     if (f->data_request)
-        note_poll(t, t->polls, in->src, f->ts_us - in->air_us, in->frame);
+        note_poll(t, in->src, f->ts_us - in->air_us, in->frame);
     return f;
 }
 
@@ -318,7 +403,7 @@ static ota_copy_t *new_copy(ota_track_t *t, ota_frame_t *f, const lowpan_view_t 
 {
     ota_copy_t *c = wmem_new0(t->scope, ota_copy_t);
 
-    c->id = ++t->next_copy_id;
+    c->id = ++t->next_copy_id;        /* its place in copy_list, plus 1 */
     c->src = f->src;
     c->dst = f->dst;
     c->tag = lv->is_frag ? lv->tag : 0;
@@ -406,12 +491,12 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         c->coap_type = lv->coap_type;
         c->coap_code = lv->coap_code;
         c->coap_mid = lv->coap_mid;
-        wmem_array_t *all = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid));
+        ota_copy_list_t *all = (ota_copy_list_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid));
         if (!all) {
-            all = wmem_array_new(t->scope, sizeof(ota_copy_t *));
+            all = wmem_new0(t->scope, ota_copy_list_t);
             wmem_map_insert(t->copies_by_mid, GUINT_TO_POINTER(lv->coap_mid), all);
         }
-        wmem_array_append_one(all, c);
+        list_append(t->scope, (void **)&all->at, &all->n, &all->cap, &c, sizeof c);
         wmem_list_t *pending = (wmem_list_t *)wmem_map_lookup(t->pending_by_mid, GUINT_TO_POINTER(lv->coap_mid));
         if (!pending) {
             pending = wmem_list_new(t->scope);
@@ -467,10 +552,11 @@ static void attribute_copies(ota_track_t *t, ota_msg_t *msg, gint64 now)
 static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guint8 type, gint64 after,
                                 gint64 before, const ota_copy_t *current)
 {
-    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(msg->mid));
+    const ota_copy_list_t *list = (const ota_copy_list_t *)wmem_map_lookup(t->copies_by_mid,
+                                                                          GUINT_TO_POINTER(msg->mid));
 
-    for (guint i = list ? wmem_array_get_count(list) : 0; i > 0; i--) {
-        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i - 1);
+    for (guint i = list ? list->n : 0; i > 0; i--) {
+        ota_copy_t *c = list->at[i - 1];
         if (c->first_us < after - HOP_WINDOW_US)
             break;
         if (c->first_us < after)
@@ -539,7 +625,7 @@ coap_exchange_t *ota_track_exchange(ota_track_t *t, const meter_coap_t *m, const
 
 static const ota_round_t *first_round(const ota_msg_t *msg)
 {
-    return wmem_array_get_count(msg->rounds) ? (const ota_round_t *)wmem_array_index(msg->rounds, 0) : NULL;
+    return msg->rounds.n ? &msg->rounds.at[0] : NULL;
 }
 
 /* The exchange's message that m is a copy of: the same direction, Message
@@ -548,8 +634,8 @@ static const ota_round_t *first_round(const ota_msg_t *msg)
 static ota_msg_t *exchange_msg(const coap_exchange_t *ex, gboolean from_client, const meter_coap_t *m,
                                const meter_coap_identity_t *id, gint64 ts_us)
 {
-    for (guint i = ex->msgs ? wmem_array_get_count(ex->msgs) : 0; i > 0; i--) {
-        ota_msg_t *msg = *(ota_msg_t **)wmem_array_index(ex->msgs, i - 1);
+    for (guint i = ex->msgs.n; i > 0; i--) {
+        ota_msg_t *msg = ex->msgs.at[i - 1];
         const ota_round_t *r0 = first_round(msg);
         if (msg->from_client == from_client && msg->mid == m->mid && msg->type == m->type &&
             msg->code == m->code)
@@ -561,8 +647,8 @@ static ota_msg_t *exchange_msg(const coap_exchange_t *ex, gboolean from_client, 
 
 static ota_msg_t *exchange_request(const coap_exchange_t *ex)
 {
-    for (guint i = 0; ex->msgs && i < wmem_array_get_count(ex->msgs); i++) {
-        ota_msg_t *msg = *(ota_msg_t **)wmem_array_index(ex->msgs, i);
+    for (guint i = 0; i < ex->msgs.n; i++) {
+        ota_msg_t *msg = ex->msgs.at[i];
         if (msg->is_request)
             return msg;
     }
@@ -623,57 +709,55 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         msg->code = m->code;
         msg->mid = m->mid;
         msg->id = id;
-        msg->rounds = wmem_array_new(t->scope, sizeof(ota_round_t));
         fill_block(msg, m, x->upload);
         if (msg->is_request) {
-            msg->responses = wmem_array_new(t->scope, sizeof(ota_msg_t *));
         } else {
             msg->request = exchange_request(ex);
             if (msg->request)
                 msg->not_before = first_round(msg->request)->first_us;
             if (msg->request && msg->code != COAP_CODE_EMPTY)
-                wmem_array_append_one(msg->request->responses, msg);
+                list_append(t->scope, (void **)&msg->request->responses.at, &msg->request->responses.n,
+                            &msg->request->responses.cap, &msg, sizeof msg);
         }
-        if (!ex->msgs)
-            ex->msgs = wmem_array_new(t->scope, sizeof(ota_msg_t *));
-        wmem_array_append_one(ex->msgs, msg);
+        list_append(t->scope, (void **)&ex->msgs.at, &ex->msgs.n, &ex->msgs.cap, &msg, sizeof msg);
         wmem_array_append_one(x->msgs, msg);
-        wmem_array_t *same = (wmem_array_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(m->mid));
+        ota_msg_list_t *same = (ota_msg_list_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(m->mid));
         if (!same) {
-            same = wmem_array_new(t->scope, sizeof(ota_msg_t *));
+            same = wmem_new0(t->scope, ota_msg_list_t);
             wmem_map_insert(t->msgs_by_mid, GUINT_TO_POINTER(m->mid), same);
         }
-        wmem_array_append_one(same, msg);
+        list_append(t->scope, (void **)&same->at, &same->n, &same->cap, &msg, sizeof msg);
     }
     r->msg = msg;
 
-    guint n_rounds = wmem_array_get_count(msg->rounds);
+    guint n_rounds = msg->rounds.n;
     if (n_rounds) {
-        round = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
+        round = &msg->rounds.at[n_rounds - 1];
         gboolean used = FALSE;
         for (guint i = 0; i < round->n_links; i++)
-            used |= round->links[i] == link;
+            used |= round->links[i] == ota_link_id(link);
         if (used || ts_us - round->last_us > HOP_WINDOW_US || round->n_links == G_N_ELEMENTS(round->links))
             round = NULL;
     }
     if (round) {
         r->hop_copy = TRUE;
-        round->links[round->n_links++] = link;
+        round->links[round->n_links++] = ota_link_id(link);
         round->last_frame = frame;
         round->last_us = ts_us;
     } else {
-        ota_round_t nr = { frame, frame, ts_us, ts_us, { link }, 1, r,
-                           f && f->copy ? MIN(f->copy->first_start_us, ts_us) : ts_us };
+        ota_round_t nr = { .first_frame = frame, .last_frame = frame, .first_us = ts_us, .last_us = ts_us,
+                           .links = { ota_link_id(link) }, .n_links = 1, .result = r,
+                           .start_us = f && f->copy ? MIN(f->copy->first_start_us, ts_us) : ts_us };
         if (n_rounds) {
-            ota_round_t *prev = (ota_round_t *)wmem_array_index(msg->rounds, n_rounds - 1);
+            ota_round_t *prev = &msg->rounds.at[n_rounds - 1];
             /* A request sent again; a response sent again is a duplicate
              * response (below), as the statistics count them. */
             r->retransmission = msg->is_request;
             r->prev_tx_frame = prev->first_frame;
         }
-        wmem_array_append_one(msg->rounds, nr);
+        list_append(t->scope, (void **)&msg->rounds.at, &msg->rounds.n, &msg->rounds.cap, &nr, sizeof nr);
     }
-    r->round = wmem_array_get_count(msg->rounds);
+    r->round = msg->rounds.n;
     attribute_copies(t, msg, ts_us);
     if (f && f->copy && (!f->copy->msg || f->copy->msg_is_guess)) {
         f->copy->msg = msg;
@@ -703,8 +787,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         if (r->round == 1)
             wmem_map_insert(x->request_at, GUINT_TO_POINTER(msg->offset + 1), msg);
         if (r->round == 1 && earlier) {
-            ota_round_t *er = (ota_round_t *)wmem_array_index(earlier->rounds,
-                                                               wmem_array_get_count(earlier->rounds) - 1);
+            ota_round_t *er = &earlier->rounds.at[earlier->rounds.n - 1];
             r->rerequest = TRUE;
             r->prev_tx_frame = er->first_frame;
         }
@@ -719,8 +802,8 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         }
         if (r->retransmission || r->rerequest) {
             const ota_msg_t *lost_req = r->rerequest ? earlier : msg;
-            gint64 since = ((ota_round_t *)wmem_array_index(lost_req->rounds, 0))->first_us;
-            gboolean answered = wmem_array_get_count(lost_req->responses) > 0;
+            gint64 since = lost_req->rounds.at[0].first_us;
+            gboolean answered = lost_req->responses.n > 0;
             const ota_copy_t *current = f ? f->copy : NULL;
             if (msg_lost_before(t, lost_req, lost_req->type, since, ts_us, current))
                 r->cause = OTA_CAUSE_REQUEST_LOST;
@@ -734,9 +817,9 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     }
     if (!msg->is_request && msg->request && m->code != COAP_CODE_EMPTY) {
         ota_msg_t *req = msg->request;
-        guint nr = wmem_array_get_count(req->rounds);
-        ota_round_t *r0 = (ota_round_t *)wmem_array_index(req->rounds, 0);
-        ota_round_t *rl = (ota_round_t *)wmem_array_index(req->rounds, nr - 1);
+        guint nr = req->rounds.n;
+        ota_round_t *r0 = &req->rounds.at[0];
+        ota_round_t *rl = &req->rounds.at[nr - 1];
         r->rtt_first_us = ts_us - r0->first_us;
         r->rtt_last_us = ts_us - rl->first_us;
         x->last_response_us = ts_us;
@@ -789,17 +872,17 @@ static gint64 abs64(gint64 v) { return v < 0 ? -v : v; }
  * copy's link. */
 static gint64 msg_first_us(const ota_msg_t *m)
 {
-    return ((const ota_round_t *)wmem_array_index(m->rounds, 0))->first_us;
+    return m->rounds.at[0].first_us;
 }
 
 /* The first message of a list in the order they began that began at `from`
  * or later (binary search). */
-static guint first_msg_from(wmem_array_t *msgs, gint64 from)
+static guint first_msg_from(const ota_msg_list_t *msgs, gint64 from)
 {
-    guint lo = 0, hi = wmem_array_get_count(msgs);
+    guint lo = 0, hi = msgs->n;
     while (lo < hi) {
         guint mid = lo + (hi - lo) / 2;
-        if (msg_first_us(*(ota_msg_t **)wmem_array_index(msgs, mid)) < from)
+        if (msg_first_us(msgs->at[mid]) < from)
             lo = mid + 1;
         else
             hi = mid;
@@ -809,7 +892,8 @@ static guint first_msg_from(wmem_array_t *msgs, gint64 from)
 
 static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
 {
-    wmem_array_t *same = (wmem_array_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(c->coap_mid));
+    const ota_msg_list_t *same = (const ota_msg_list_t *)wmem_map_lookup(t->msgs_by_mid,
+                                                                        GUINT_TO_POINTER(c->coap_mid));
     ota_msg_t *best = NULL;
     gint64 best_d = ATTRIBUTE_US;
     gboolean best_link = FALSE;
@@ -820,8 +904,8 @@ static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
     /* A piggy-backed response that never got through has its request's MID:
      * failing a message of its own, it belongs to that request. */
     for (int pass = 0; pass < 2 && !best; pass++)
-    for (guint i = from; same && i < wmem_array_get_count(same); i++) {
-        ota_msg_t *m = *(ota_msg_t **)wmem_array_index(same, i);
+    for (guint i = from; same && i < same->n; i++) {
+        ota_msg_t *m = same->at[i];
         if (msg_first_us(m) > c->first_us + ATTRIBUTE_US)
             break;
         if (pass == 0 && (m->type != c->coap_type || m->code != c->coap_code))
@@ -830,11 +914,11 @@ static void attribute_leftover(ota_track_t *t, ota_copy_t *c)
             continue;
         if (c->first_us < m->not_before)
             continue;
-        for (guint k = 0; k < wmem_array_get_count(m->rounds); k++) {
-            ota_round_t *rd = (ota_round_t *)wmem_array_index(m->rounds, k);
+        for (guint k = 0; k < m->rounds.n; k++) {
+            ota_round_t *rd = &m->rounds.at[k];
             gboolean link = FALSE;
             for (guint l = 0; l < rd->n_links; l++)
-                link |= rd->links[l] == c->src;
+                link |= rd->links[l] == ota_link_id(c->src);
             gint64 d = MIN(abs64(c->first_us - rd->first_us), abs64(c->first_us - rd->last_us));
             /* Never further than that: a Message ID is used again, hours later. */
             if (d >= ATTRIBUTE_US)
@@ -869,15 +953,15 @@ static double quantile_s(wmem_array_t *v, double p)
 
 static const ota_round_t *accepted_round(const ota_msg_t *req, const ota_msg_t **resp)
 {
-    wmem_array_t *msgs = req->responses;
+    const ota_msg_list_t *msgs = &req->responses;
     const ota_round_t *best = NULL;
-    guint nr = wmem_array_get_count(req->rounds);
-    gint64 last_req = ((ota_round_t *)wmem_array_index(req->rounds, nr - 1))->first_us;
+    guint nr = req->rounds.n;
+    gint64 last_req = req->rounds.at[nr - 1].first_us;
 
-    for (guint i = 0; i < wmem_array_get_count(msgs); i++) {
-        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(msgs, i);
-        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++) {
-            const ota_round_t *rd = (ota_round_t *)wmem_array_index(o->rounds, k);
+    for (guint i = 0; i < msgs->n; i++) {
+        const ota_msg_t *o = msgs->at[i];
+        for (guint k = 0; k < o->rounds.n; k++) {
+            const ota_round_t *rd = &o->rounds.at[k];
             if (last_req > rd->last_us)
                 continue;               /* followed by a retransmission: not taken */
             if (!best || rd->first_us < best->first_us) {
@@ -892,8 +976,7 @@ static const ota_round_t *accepted_round(const ota_msg_t *req, const ota_msg_t *
 /* Was round k of the request (0-based) a spurious retransmission? */
 static gboolean round_spurious(const ota_msg_t *req, guint k)
 {
-    const ota_round_t *rd = k < wmem_array_get_count(req->rounds)
-                                ? (const ota_round_t *)wmem_array_index(req->rounds, k) : NULL;
+    const ota_round_t *rd = k < req->rounds.n ? &req->rounds.at[k] : NULL;
     return rd && rd->result && rd->result->cause == OTA_CAUSE_SPURIOUS;
 }
 
@@ -902,24 +985,25 @@ static gboolean round_spurious(const ota_msg_t *req, guint k)
 static guint answers_before(const ota_msg_t *req, gint64 t)
 {
     guint n = 0;
-    for (guint i = 0; req->responses && i < wmem_array_get_count(req->responses); i++) {
-        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(req->responses, i);
-        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++)
-            n += ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us < t;
+    for (guint i = 0; i < req->responses.n; i++) {
+        const ota_msg_t *o = req->responses.at[i];
+        for (guint k = 0; k < o->rounds.n; k++)
+            n += o->rounds.at[k].first_us < t;
     }
     return n;
 }
 
 /* ---- where the time went (ota_split.c) ---- */
 
-/* The union of the frames' air intervals; frames of two hops may overlap. */
-static GArray *air_runs(wmem_array_t *air)
+/* The union of the frames' air intervals (air: indices in t->air); frames
+ * of two hops may overlap. */
+static GArray *air_runs(const ota_track_t *t, wmem_array_t *air)
 {
     guint na = air ? wmem_array_get_count(air) : 0;
     gint64 *spans = g_new(gint64, 2 * (gsize)na + 1);
 
     for (guint i = 0; i < na; i++) {
-        const ota_air_t *a = (const ota_air_t *)wmem_array_index(air, i);
+        const ota_air_t *a = (const ota_air_t *)wmem_array_index(t->air, *(guint32 *)wmem_array_index(air, i));
         spans[2 * i] = a->end_us - a->dur_us;
         spans[2 * i + 1] = a->end_us;
     }
@@ -963,12 +1047,10 @@ static void record_start(ota_track_t *t, ota_transfer_t *x)
     r->size_hint = x->size_hint;
 }
 
-static gboolean copies_lost(const ota_track_t *t, wmem_map_t *copies_by_msg, const ota_msg_t *msg)
+static gboolean copies_lost(const ota_track_t *t, const ota_msg_t *msg)
 {
-    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(copies_by_msg, msg);
-
-    for (guint i = 0; list && i < wmem_array_get_count(list); i++)
-        if (copy_lost(t, *(ota_copy_t **)wmem_array_index(list, i), G_MAXINT64))
+    for (const ota_copy_t *c = msg->copies; c; c = c->next_of_msg)
+        if (copy_lost(t, c, G_MAXINT64))
             return TRUE;
     return FALSE;
 }
@@ -1011,10 +1093,10 @@ static void estimate_eta(meter_transfer_record_t *s, wmem_array_t *taken_us)
 }
 
 static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_array_t *air, wmem_array_t *polls,
-                              wmem_map_t *copies_by_msg, double stall_s)
+                              double stall_s)
 {
     meter_transfer_record_t *s = &x->rec;
-    wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
+    wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_BLOCK);
     wmem_array_t *rf = wmem_array_new(tmp, sizeof(gint64)), *rl = wmem_array_new(tmp, sizeof(gint64));
     wmem_array_t *ta = wmem_array_new(tmp, sizeof(gint64));
     wmem_array_t *req_spans = wmem_array_new(tmp, sizeof(gint64)), *resp_spans = wmem_array_new(tmp, sizeof(gint64));
@@ -1035,9 +1117,9 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
     s->last_activity_us = -1;
     for (guint i = 0; i < wmem_array_get_count(x->msgs); i++) {
         ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
-        guint nr = wmem_array_get_count(o->rounds);
+        guint nr = o->rounds.n;
         for (guint k = 0; k < nr; k++) {
-            ota_round_t *rd = (ota_round_t *)wmem_array_index(o->rounds, k);
+            ota_round_t *rd = &o->rounds.at[k];
             if (rd->last_us > s->last_activity_us) {
                 s->last_activity_us = rd->last_us;
                 s->last_frame = rd->last_frame;
@@ -1065,8 +1147,8 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
             s->rerequests++;
         wmem_map_insert(requested, GUINT_TO_POINTER(o->offset + 1), o);
 
-        ota_round_t *r0 = (ota_round_t *)wmem_array_index(o->rounds, 0);
-        ota_round_t *rn = (ota_round_t *)wmem_array_index(o->rounds, nr - 1);
+        ota_round_t *r0 = &o->rounds.at[0];
+        ota_round_t *rn = &o->rounds.at[nr - 1];
         /* Turn-around: a request for a new block (not the first), from the
          * accepted response of the request just before it. */
         /* (At the gateway an answer may leave after the next request came.) */
@@ -1082,7 +1164,7 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
          * and one whose answer was only late (a spurious retransmission
          * followed it): that wait is the network's. */
         for (guint k = 0; k < nr; k++)
-            ota_split_mark(marks, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us,
+            ota_split_mark(marks, o->rounds.at[k].first_us,
                       (k + 1 == nr && acc) || round_spurious(o, k + 1) ? OTA_SPLIT_NETWORK : OTA_SPLIT_TIMEOUTS);
         if (!acc)
             continue;
@@ -1092,14 +1174,14 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
          * turn it is among the answers. */
         const ota_round_t *answered = rn;
         if (round_spurious(o, nr - 1))
-            answered = (ota_round_t *)wmem_array_index(o->rounds, MIN(answers_before(o, acc->first_us), nr - 1));
+            answered = &o->rounds.at[MIN(answers_before(o, acc->first_us), nr - 1)];
         gint64 d1 = acc->last_us - r0->first_us, d2 = acc->last_us - answered->first_us;
         wmem_array_append_one(rf, d1);
         wmem_array_append_one(rl, d2);
         /* A clean exchange (one round each way, nothing lost) times a
          * request's and a response's way across the hops. */
-        if (nr == 1 && wmem_array_get_count(resp->rounds) == 1 && !copies_lost(t, copies_by_msg, o) &&
-            !copies_lost(t, copies_by_msg, resp)) {
+        if (nr == 1 && resp->rounds.n == 1 && !copies_lost(t, o) &&
+            !copies_lost(t, resp)) {
             gint64 q = round_span(rn, poll_runs), p = round_span(acc, poll_runs);
             wmem_array_append_one(req_spans, q);
             wmem_array_append_one(resp_spans, p);
@@ -1147,7 +1229,7 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
     if (s->first_request_us >= 0 && end > s->first_request_us) {
         gint64 median_turn = s->turnaround_median_s >= 0 ? (gint64)(s->turnaround_median_s * 1e6 + 0.5) : 0;
         gint64 unseen_after = strcmp(s->vantage, "gateway") == 0 ? median_turn + COAP_ACK_TIMEOUT_US : -1;
-        GArray *runs = air_runs(air);
+        GArray *runs = air_runs(t, air);
         ota_split_time(s, marks, runs, poll_runs, s->first_request_us, end, median_turn, unseen_after);
         g_array_free(runs, TRUE);
         count_stalls(s, x, stall_s, end);
@@ -1187,10 +1269,11 @@ guint32 ota_track_frame_transfer(const ota_frame_t *f)
  * code) lost on air? Copies are tied to messages by now. */
 static gboolean exchange_lost(const ota_track_t *t, const ota_msg_t *req)
 {
-    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(t->copies_by_mid, GUINT_TO_POINTER(req->mid));
+    const ota_copy_list_t *list = (const ota_copy_list_t *)wmem_map_lookup(t->copies_by_mid,
+                                                                          GUINT_TO_POINTER(req->mid));
 
-    for (guint i = 0; list && i < wmem_array_get_count(list); i++) {
-        const ota_copy_t *c = *(ota_copy_t **)wmem_array_index(list, i);
+    for (guint i = 0; list && i < list->n; i++) {
+        const ota_copy_t *c = list->at[i];
         if (c->msg && (c->msg == req || (c->msg->request == req && c->msg->code != COAP_CODE_EMPTY)) &&
             copy_lost(t, c, G_MAXINT64))
             return TRUE;
@@ -1203,10 +1286,10 @@ static gint64 first_answer_delay(const ota_msg_t *req)
 {
     gint64 first = G_MAXINT64;
 
-    for (guint i = 0; i < wmem_array_get_count(req->responses); i++) {
-        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(req->responses, i);
-        for (guint k = 0; k < wmem_array_get_count(o->rounds); k++)
-            first = MIN(first, ((ota_round_t *)wmem_array_index(o->rounds, k))->first_us);
+    for (guint i = 0; i < req->responses.n; i++) {
+        const ota_msg_t *o = req->responses.at[i];
+        for (guint k = 0; k < o->rounds.n; k++)
+            first = MIN(first, o->rounds.at[k].first_us);
     }
     return first == G_MAXINT64 ? G_MAXINT64 / 2 : first - msg_first_us(req);
 }
@@ -1220,7 +1303,7 @@ static gint64 first_answer_delay(const ota_msg_t *req)
  * late answers come later). */
 static void mark_spurious(ota_track_t *t, ota_msg_t *req, gint64 late_delay_us)
 {
-    guint nr = wmem_array_get_count(req->rounds);
+    guint nr = req->rounds.n;
     if (nr < 2 || exchange_lost(t, req))
         return;
     guint na = answers_before(req, G_MAXINT64);
@@ -1232,7 +1315,7 @@ static void mark_spurious(ota_track_t *t, ota_msg_t *req, gint64 late_delay_us)
                      (late_delay_us > 0 && llabs(first_answer_delay(req) - late_delay_us) <= late_delay_us / 4);
 
     for (guint k = 1; k < nr; k++) {
-        ota_round_t *rd = (ota_round_t *)wmem_array_index(req->rounds, k);
+        ota_round_t *rd = &req->rounds.at[k];
         if (!rd->result)
             continue;
         /* Round k needs k answers; fewer had come by the time it was sent. */
@@ -1251,10 +1334,10 @@ static gint64 late_answer_delay(const ota_transfer_t *x)
 
     for (guint i = 0; !x->on_radio && i < wmem_array_get_count(x->msgs); i++) {
         const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
-        guint nr = o->is_request ? wmem_array_get_count(o->rounds) : 0;
+        guint nr = o->is_request ? o->rounds.n : 0;
         if (nr < 2 || answers_before(o, G_MAXINT64) < nr)
             continue;
-        const ota_round_t *r1 = (const ota_round_t *)wmem_array_index(o->rounds, 1);
+        const ota_round_t *r1 = &o->rounds.at[1];
         if (answers_before(o, r1->first_us + 1) == 0) {
             gint64 v = first_answer_delay(o);
             g_array_append_val(d, v);
@@ -1304,13 +1387,24 @@ static gint64 previous_hop_had(const ota_track_t *t, const ota_copy_t *c, const 
     return t->acks_seen && p->last_us > p->first_us ? p->last_us : p->first_us;
 }
 
+/* The index of the last poll before index end (answered only: of those
+ * the parent acknowledged); -1 if none within a bounded look back (a child
+ * whose polls go unanswered must not make every copy scan them all). */
+#define POLL_LOOK_BACK 1024
+static gint previous_poll(const ota_poll_t *v, gint end, gboolean answered_only)
+{
+    for (gint i = end - 1; i >= 0 && i >= end - POLL_LOOK_BACK; i--)
+        if (!answered_only || v[i].answered)
+            return i;
+    return -1;
+}
+
 /* The wait of copy c, as wait[0] (had it) to wait[1] (the poll); FALSE if
  * none. *uncertain_s: how far wait[0] may be off (0 when exact). */
-static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, wmem_map_t *copies_by_msg, gint64 wait[2],
+static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, gint64 wait[2],
                           double *uncertain_s)
 {
-    wmem_map_t *polls = t->acks_seen ? t->answered_polls : t->polls;
-    wmem_array_t *list = c->dst ? (wmem_array_t *)wmem_map_lookup(polls, &c->dst) : NULL;
+    wmem_array_t *list = c->dst ? (wmem_array_t *)wmem_map_lookup(t->polls, &c->dst) : NULL;
     guint n = list ? wmem_array_get_count(list) : 0, lo = 0, hi = n;
     const ota_poll_t *v = n ? (const ota_poll_t *)wmem_array_get_raw(list) : NULL;
 
@@ -1321,21 +1415,22 @@ static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, wmem_map_t 
         else
             hi = mid;
     }
-    if (!lo || c->first_us - v[lo - 1].start_us > POLL_FETCH_US)
+    /* The last two polls before it (those acknowledged, where ACKs show). */
+    gint last = previous_poll(v, (gint)lo, t->acks_seen);
+    gint before = last > 0 ? previous_poll(v, last, t->acks_seen) : -1;
+    if (last < 0 || c->first_us - v[last].start_us > POLL_FETCH_US)
         return FALSE;
-    gint64 poll = v[lo - 1].start_us, had = G_MININT64;
-    wmem_array_t *mine = (wmem_array_t *)wmem_map_lookup(copies_by_msg, c->msg);
-    for (guint i = 0; mine && i < wmem_array_get_count(mine); i++) {
-        const ota_copy_t *p = *(ota_copy_t **)wmem_array_index(mine, i);
+    gint64 poll = v[last].start_us, had = G_MININT64;
+    for (const ota_copy_t *p = c->msg->copies; p; p = p->next_of_msg) {
         if (p != c && p->dst == c->src && p->first_us <= c->first_us && c->first_us - p->first_us < HOP_WINDOW_US)
             had = MAX(had, MIN(previous_hop_had(t, c, p), poll));
     }
     *uncertain_s = 0;
     if (had == G_MININT64) {
-        gint64 after = lo >= 2 ? MIN(v[lo - 2].start_us, poll) : G_MININT64;
+        gint64 after = before >= 0 ? MIN(v[before].start_us, poll) : G_MININT64;
         const ota_msg_t *req = c->msg->request;
-        for (guint k = 0; req && k < wmem_array_get_count(req->rounds); k++) {
-            const ota_round_t *rd = (const ota_round_t *)wmem_array_index(req->rounds, k);
+        for (guint k = 0; req && k < req->rounds.n; k++) {
+            const ota_round_t *rd = &req->rounds.at[k];
             if (rd->last_us <= poll)
                 after = MAX(after, rd->last_us);
         }
@@ -1353,9 +1448,8 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
 {
     if (!t->dirty && stall_s == t->finalized_stall_s)
         return;
-    wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
+    wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_BLOCK);
     wmem_map_t *air_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
-    wmem_map_t *copies_by_msg = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *polls_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *frag1_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++)
@@ -1373,7 +1467,6 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         }
         if (!c->msg)
             continue;
-        append_to(tmp, copies_by_msg, c->msg, &c);
         meter_transfer_record_t *s = &c->msg->xfer->rec;
         s->datagram_copies++;
         s->acks_visible = t->acks_seen;
@@ -1428,22 +1521,36 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
                     append_to(tmp, frag1_by_xfer, c->msg->xfer, &d1);
                 }
     }
+    /* Each message's copies, in capture order (chained: no table of them). */
+    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
+        ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+        for (guint k = 0; k < wmem_array_get_count(x->msgs); k++)
+            (*(ota_msg_t **)wmem_array_index(x->msgs, k))->copies = NULL;
+    }
+    for (guint i = wmem_array_get_count(t->copy_list); i-- > 0;) {
+        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
+        if (c->msg) {
+            c->next_of_msg = c->msg->copies;
+            c->msg->copies = c;
+        }
+    }
     /* Poll waits, once every copy has its message. */
     for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
         ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
         gint64 wait[2];
         double uncertain;
-        if (!c->msg || !poll_wait(t, c, copies_by_msg, wait, &uncertain))
+        if (!c->msg || !poll_wait(t, c, wait, &uncertain))
             continue;
         c->msg->xfer->rec.time_poll_uncertain_s += uncertain;
         if (wait[0] < wait[1])
             append_to(tmp, polls_by_xfer, c->msg->xfer, &wait);
     }
     /* Each transfer's frames on the air, through the copies they carried. */
-    for (guint i = 0; i < wmem_array_get_count(t->air); i++) {
+    for (guint32 i = 0; i < wmem_array_get_count(t->air); i++) {
         const ota_air_t *a = (const ota_air_t *)wmem_array_index(t->air, i);
-        if (a->copy->msg)
-            append_to(tmp, air_by_xfer, a->copy->msg->xfer, a);
+        const ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, a->copy_index);
+        if (c->msg)
+            append_to(tmp, air_by_xfer, c->msg->xfer, &i);
     }
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
         ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
@@ -1454,7 +1561,7 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
                 mark_spurious(t, o, late_delay);
         }
         finalize_transfer(t, x, (wmem_array_t *)wmem_map_lookup(air_by_xfer, x),
-                          (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), copies_by_msg, stall_s);
+                          (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), stall_s);
         wmem_array_t *d1 = (wmem_array_t *)wmem_map_lookup(frag1_by_xfer, x);
         x->rec.frag1_block_bytes = d1 ? floor(quantile_s(d1, 0.5) * 1e6 + 0.5) : -1;
     }
@@ -1512,11 +1619,11 @@ wmem_array_t *ota_track_progress(ota_track_t *t, ota_transfer_t *x, wmem_allocat
         const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
         if (!o->is_request)
             continue;
-        guint nr = wmem_array_get_count(o->rounds);
+        guint nr = o->rounds.n;
         gboolean again = wmem_map_contains(asked, GUINT_TO_POINTER(o->offset + 1));
         wmem_map_insert(asked, GUINT_TO_POINTER(o->offset + 1), NULL);
         for (guint k = 0; k < nr; k++) {
-            const ota_round_t *rd = (ota_round_t *)wmem_array_index(o->rounds, k);
+            const ota_round_t *rd = &o->rounds.at[k];
             if (k == 0 && !again)
                 continue;
             ota_progress_t p = { rd->first_us, 0, k ? OTA_PROGRESS_RETRANSMISSION : OTA_PROGRESS_REREQUEST };

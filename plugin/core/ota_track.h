@@ -63,22 +63,27 @@ typedef struct {
     guint32 early_messages;      /* messages timed before that, as if stamped at their end */
 } ota_time_base_t;
 
-/* Per frame: what the link and fragment accounting found. */
+/* Per frame: what the link and fragment accounting found. Compact: a long
+ * capture keeps one for every frame of a datagram copy. */
 typedef struct {
-    guint32    frame;
     gint64     ts_us;            /* the frame's end, as far as the time base is known */
-    gint64     raw_us;           /* its stamp as captured */
     ota_addr_t src, dst;
-    guint8     seq;
-    gboolean   mac_retry, sniffer_dup;
-    gboolean   data_request;     /* a sleepy node's poll (not a retry of one its parent answered) */
-    guint32    first_tx_frame;   /* a retry/duplicate: the first transmission */
-    guint32    ack_frame;        /* the ACK that followed (0: none seen yet) */
-    guint32    acked_frame;      /* an ACK: the frame it acknowledges */
     ota_copy_t *copy;            /* the datagram copy a fragment belongs to */
-    guint16    frag_offset, frag_len;
-    guint      frag_index;       /* index in copy->frags */
+    guint32    frame;
+    union {                      /* (an ACK is never a retry) */
+        guint32 first_tx_frame;  /* a retry/duplicate: the first transmission */
+        guint32 acked_frame;     /* an ACK: the frame it acknowledges */
+    };
+    guint32    ack_frame;        /* the ACK that followed (0: none seen yet) */
     guint32    air_us;
+    guint16    frag_offset, frag_len;
+    guint8     frag_index;       /* index in copy->frags (< OTA_MAX_FRAGS) */
+    guint8     seq;
+    guint8     holders;          /* the tracker's references while frames are read */
+    guint8     mac_retry : 1, sniffer_dup : 1;
+    guint8     data_request : 1; /* a sleepy node's poll (not a retry of one its parent answered) */
+    guint8     let_go : 1;       /* the caller keeps it no longer */
+    guint8     moved_to_end : 1; /* ts_us is its stamp plus air_us (stamped at its start) */
 } ota_frame_t;
 
 typedef struct {
@@ -92,69 +97,82 @@ typedef struct {
 
 #define OTA_MAX_FRAGS 64   /* 1280-byte IPv6 MTU over >= 20-byte fragments */
 
+/* One per datagram copy of a long capture: kept compact. */
 struct ota_copy {
-    guint32     id;
     ota_addr_t  src, dst;
-    guint16     tag, size;
-    gboolean    fragmented;       /* FRAG1/FRAGN headers (size may still be 0: bad_size) */
-    gboolean    bad_size;         /* datagram_size 0 or smaller than a fragment's end: never complete */
-    guint32     first_frame, last_frame;
     gint64      first_us, last_us;
     gint64      first_start_us;   /* when its first frame began */
     ota_frag_t *frags;            /* grows as fragments appear */
-    guint       n_frags, cap_frags;
-    guint32     covered;          /* bytes covered (FRAG1 up to the next offset) */
-    gboolean    complete;
-    guint32     complete_frame;
-    gboolean    has_coap;
-    guint8      coap_type, coap_code;
-    guint16     coap_mid;
     ota_msg_t  *msg;              /* the message it carried, once known */
-    gboolean    msg_is_guess;     /* msg chosen by finalize (nearest in time): redone every time */
+    ota_copy_t *next_of_msg;      /* the next copy of msg, in capture order (made by finalize) */
+    guint32     id;
+    guint32     first_frame, last_frame;
+    guint32     covered;          /* bytes covered (FRAG1 up to the next offset) */
+    guint32     complete_frame;
+    guint16     tag, size;
+    guint16     coap_mid;
+    guint8      coap_type, coap_code;
+    guint8      n_frags, cap_frags;   /* at most OTA_MAX_FRAGS */
+    guint8      fragmented : 1;   /* FRAG1/FRAGN headers (size may still be 0: bad_size) */
+    guint8      bad_size : 1;     /* datagram_size 0 or smaller than a fragment's end: never complete */
+    guint8      complete : 1;
+    guint8      has_coap : 1;
+    guint8      msg_is_guess : 1; /* msg chosen by finalize (nearest in time): redone every time */
 };
 
 typedef struct ota_copy_result ota_copy_result_t;
+
+/* A link source as a round keeps it: an EUI-64 folded to 32 bits (short
+ * addresses stay as they are). */
+static inline guint32 ota_link_id(ota_addr_t a)
+{
+    return (guint32)(a ^ (a >> 32));
+}
 
 /* One transmission round of a message: its copies hop by hop. */
 typedef struct {
     guint32    first_frame, last_frame;
     gint64     first_us, last_us;
-    ota_addr_t links[8];          /* link sources used */
+    guint32    links[8];          /* link sources used (ota_link_id) */
     guint      n_links;
     ota_copy_result_t *result;    /* what its first copy's frame shows */
     gint64     start_us;          /* when the first frame of its first copy began */
 } ota_round_t;
 
+typedef struct { ota_round_t *at; guint32 n, cap; } ota_rounds_t;
+typedef struct { ota_msg_t **at; guint32 n, cap; } ota_msg_list_t;
+
 struct ota_msg {
     ota_transfer_t *xfer;
-    gboolean   is_request;
-    gboolean   from_client;       /* sent by the exchange's client (a request, or its ACK to a separate response) */
-    guint8     type, code;
-    guint16    mid;
-    gboolean   has_block, more;
-    guint32    offset, len;       /* block byte offset and payload length */
-    meter_coap_identity_t id;     /* with the MID, what tells it from another message */
-    guint8     szx;
-    wmem_array_t *rounds;         /* ota_round_t */
+    ota_rounds_t rounds;
     ota_msg_t *request;           /* a response: its request */
+    ota_msg_list_t responses;     /* a request: its response messages */
+    ota_copy_t *copies;           /* its datagram copies, chained by next_of_msg (made by finalize) */
     gint64     not_before;        /* no copy of it can start earlier: the exchange began then */
-    wmem_array_t *responses;      /* a request: its response messages (ota_msg_t *) */
+    meter_coap_identity_t id;     /* with the MID, what tells it from another message */
+    guint32    offset, len;       /* block byte offset and payload length */
+    guint16    mid;
+    guint8     type, code;
+    guint8     szx;
+    guint8     is_request : 1;
+    guint8     from_client : 1;   /* sent by the exchange's client (a request, or its ACK to a separate response) */
+    guint8     has_block : 1, more : 1;
 };
 
 /* Per CoAP message copy in a frame: what the display shows. */
 struct ota_copy_result {
     ota_msg_t *msg;
-    guint      round;             /* 1-based */
-    gboolean   hop_copy, retransmission, rerequest, duplicate_response;
-    guint32    prev_tx_frame;     /* first copy of the previous round (or previous request of the block) */
     gint64     elapsed_us;        /* since the transfer's first request */
     gint64     rtt_first_us, rtt_last_us;   /* responses; -1 if not known */
     gint64     turnaround_us;     /* requests; -1 if not known */
-    guint32    bytes_so_far;
     gint64     size_hint;         /* -1 if not known */
-    enum ota_cause cause;         /* retransmissions and re-requests */
-    gboolean   out_of_order, gap, renegotiation, stall;
     gint64     stall_us;
+    guint32    round;             /* 1-based */
+    guint32    prev_tx_frame;     /* first copy of the previous round (or previous request of the block) */
+    guint32    bytes_so_far;
+    guint8     cause;             /* enum ota_cause: retransmissions and re-requests */
+    guint8     hop_copy : 1, retransmission : 1, rerequest : 1, duplicate_response : 1;
+    guint8     out_of_order : 1, gap : 1, renegotiation : 1;
 };
 
 /* A point of a transfer's progress, for plots. */
@@ -193,6 +211,10 @@ typedef struct ota_track ota_track_t;
 ota_track_t     *ota_track_new(wmem_allocator_t *scope);
 /* The link-layer facts of a frame; returns its record (kept for display). */
 ota_frame_t     *ota_track_frame(ota_track_t *t, const ota_link_in_t *in);
+/* At the end of the frame's first pass: TRUE when the record carries a
+ * datagram copy and is worth keeping for later passes; FALSE, and the
+ * caller must forget it (the tracker reuses it). */
+gboolean         ota_track_frame_keep(ota_track_t *t, ota_frame_t *f);
 /* The transfer whose message a frame's datagram copy carries; 0 while not
  * known (every copy is attributed once finalized). */
 guint32          ota_track_frame_transfer(const ota_frame_t *f);

@@ -8,10 +8,18 @@
 
 struct meter_session {
     ota_track_t *tracker;
-    /* Per-frame records by frame number: cheaper than per-packet proto data,
-     * which would add an entry to every frame of the capture. */
-    GPtrArray   *frames;
+    /* The hook's per-frame records, in frame order, for the frames that have
+     * one (most frames of a long capture, polls and ACKs, have none): 16
+     * bytes a record, where an array by frame number costs 8 bytes a frame
+     * and per-packet proto data some 40 bytes a record. */
+    GArray      *frames;     /* frame_record_t, by ascending frame number */
 };
+
+typedef struct {
+    guint32  num;
+    guint32  kind;       /* the caller's: what record is */
+    gpointer record;
+} frame_record_t;
 
 static guint pref_stall_s = 10;
 /* What the capture's timestamps mark: read from the frame-ACK gaps, or as
@@ -31,7 +39,7 @@ static meter_session_t *current;
 static void session_cleanup(void)
 {
     if (current)
-        g_ptr_array_free(current->frames, TRUE);
+        g_array_free(current->frames, TRUE);
     g_free(current);
     current = NULL;
 }
@@ -43,7 +51,7 @@ meter_session_t *meter_session_current(void)
         current->tracker = ota_track_new(wmem_file_scope());
         if (pref_timestamps != OTA_STAMP_UNKNOWN)
             ota_track_fix_time_base(current->tracker, (ota_stamp_kind_t)pref_timestamps);
-        current->frames = g_ptr_array_new();
+        current->frames = g_array_new(FALSE, FALSE, sizeof(frame_record_t));
     }
     return current;
 }
@@ -63,16 +71,46 @@ void meter_session_finalize(meter_session_t *s)
     ota_track_finalize(s->tracker, meter_session_stall_seconds(s));
 }
 
-gpointer meter_session_frame(const meter_session_t *s, guint32 num)
+/* Where num is or would go in s->frames. */
+static guint frame_slot(const meter_session_t *s, guint32 num)
 {
-    return num < s->frames->len ? g_ptr_array_index(s->frames, num) : NULL;
+    guint lo = 0, hi = s->frames->len;
+
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (g_array_index(s->frames, frame_record_t, mid).num < num)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
-void meter_session_set_frame(meter_session_t *s, guint32 num, gpointer record)
+gpointer meter_session_frame(const meter_session_t *s, guint32 num, guint32 *kind)
 {
-    if (num >= s->frames->len)
-        g_ptr_array_set_size(s->frames, MAX(num + 1, s->frames->len * 2));
-    g_ptr_array_index(s->frames, num) = record;
+    guint i = frame_slot(s, num);
+
+    if (i >= s->frames->len || g_array_index(s->frames, frame_record_t, i).num != num)
+        return NULL;
+    *kind = g_array_index(s->frames, frame_record_t, i).kind;
+    return g_array_index(s->frames, frame_record_t, i).record;
+}
+
+void meter_session_set_frame(meter_session_t *s, guint32 num, guint32 kind, gpointer record)
+{
+    frame_record_t r = { num, kind, record };
+    guint n = s->frames->len;
+
+    /* The first pass comes in frame order: an append. */
+    if (!n || g_array_index(s->frames, frame_record_t, n - 1).num < num) {
+        g_array_append_val(s->frames, r);
+        return;
+    }
+    guint i = frame_slot(s, num);
+    if (i < n && g_array_index(s->frames, frame_record_t, i).num == num)
+        g_array_index(s->frames, frame_record_t, i) = r;
+    else
+        g_array_insert_val(s->frames, i, r);
 }
 
 void meter_session_register(void)

@@ -197,7 +197,7 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
     gen_bool(ot, hf_ota_hop_copy, tvb, r->hop_copy);
     if (r->hop_copy)
         show_same_transmission(root, ot, tvb,
-                               ((const ota_round_t *)wmem_array_index(msg->rounds, r->round - 1))->first_frame,
+                               msg->rounds.at[r->round - 1].first_frame,
                                "the copy of that frame on a further mesh hop");
     gen_bool(ot, hf_ota_retransmission, tvb, r->retransmission);
     gen_bool(ot, hf_ota_rerequest, tvb, r->rerequest);

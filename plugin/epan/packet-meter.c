@@ -64,26 +64,35 @@ static const value_string resource_names[] = {
 
 /* What one CoAP message of one frame resolved to, kept for later passes,
  * with where its bytes are: later passes (tshark -2, the GUI) find the
- * message again in the frame's data sources. */
+ * message again in the frame's data sources. Its path is its exchange's. */
 typedef struct {
-    meter_resource_t resource;
-    const char *path;
-    guint32 transfer_id;      /* as it was when the message was read */
     coap_exchange_t *exchange;   /* NULL: an answer to no request seen */
-    gboolean is_client_side;
-    guint ds_index;           /* data source: its place in pinfo->data_src ... */
-    guint ds_length;          /* ... and its length, to be sure */
-    gint start, length;       /* the CoAP message within it */
     ota_copy_result_t *ota;   /* its place in its block-wise transfer */
+    guint32 transfer_id;      /* as it was when the message was read */
+    guint32 ds_length;        /* its data source's length, to be sure ... */
+    gint32 start, length;     /* ... and the CoAP message within it */
+    guint8 ds_index;          /* data source: its place in pinfo->data_src */
+    guint8 resource;          /* meter_resource_t */
+    gboolean is_client_side;
 } msg_result_t;
 
 #define MAX_MSGS_PER_FRAME 16
 
+/* A frame's record, only for frames with something for later passes: a
+ * CoAP message, or a link record the tracker keeps (a datagram copy's). A
+ * frame with only the latter (a FRAGN, a MAC retry) is indexed by the link
+ * record itself. */
+enum { FRAME_MSGS = 1, FRAME_LINK_ONLY = 2 };
 typedef struct {
-    guint n;
-    msg_result_t **msg;       /* MAX_MSGS_PER_FRAME, allocated with the first message */
     ota_frame_t *link;        /* link-layer and fragment accounting */
+    guint n;
+    msg_result_t msg[];       /* n of them */
 } frame_msgs_t;
+
+static const char *msg_path(const msg_result_t *r)
+{
+    return r->exchange ? r->exchange->path : NULL;
+}
 
 static meter_resource_t classify(const char *path)
 {
@@ -104,20 +113,16 @@ static gint64 ts_us(const packet_info *pinfo)
 }
 
 /* src and dst are the message's endpoints as coap_endpoint_key() gives them. */
-static msg_result_t *resolve_first_pass(packet_info *pinfo, ota_track_t *tracker, const meter_coap_t *m,
-                                        const char *src, const char *dst)
+static void resolve_first_pass(packet_info *pinfo, ota_track_t *tracker, const meter_coap_t *m,
+                               const char *src, const char *dst, msg_result_t *r)
 {
-    msg_result_t *r = wmem_new0(wmem_file_scope(), msg_result_t);
-
+    memset(r, 0, sizeof *r);
     r->exchange = ota_track_exchange(tracker, m, src, dst, &pinfo->src, &pinfo->dst, pinfo->num, ts_us(pinfo),
                                      pinfo->pool);
     r->is_client_side = meter_coap_is_request(m);
-    if (r->exchange) {
-        r->path = r->exchange->path;
+    if (r->exchange)
         r->transfer_id = r->exchange->transfer_id;
-    }
-    r->resource = classify(r->path);
-    return r;
+    r->resource = (guint8)classify(msg_path(r));
 }
 
 static void add_meter_items(proto_tree *tree, tvbuff_t *tvb, gint start, gint length,
@@ -128,11 +133,11 @@ static void add_meter_items(proto_tree *tree, tvbuff_t *tvb, gint start, gint le
 
     *subtree = proto_item_add_subtree(ti, ett_meter);
     proto_item_append_text(ti, ", %s /%s", val_to_str_const(r->resource, resource_names, "?"),
-                           r->path ? r->path : "");
+                           msg_path(r) ? msg_path(r) : "");
     pi = proto_tree_add_uint(*subtree, hf_meter_resource, tvb, start, 0, r->resource);
     proto_item_set_generated(pi);
-    if (r->path) {
-        pi = proto_tree_add_string(*subtree, hf_meter_path, tvb, start, 0, r->path);
+    if (msg_path(r)) {
+        pi = proto_tree_add_string(*subtree, hf_meter_path, tvb, start, 0, msg_path(r));
         proto_item_set_generated(pi);
     }
     if (r->transfer_id) {
@@ -154,7 +159,7 @@ static meter_ctx_t decoder_context(packet_info *pinfo, const msg_result_t *r, co
     const coap_exchange_t *ex = r->exchange;
     meter_ctx_t ctx = {
         .msg = m,
-        .resource = r->resource,
+        .resource = (meter_resource_t)r->resource,
         .meter = ex ? &ex->client : &pinfo->src,
         .gateway = ex ? &ex->server : &pinfo->dst,
         .transfer_id = r->transfer_id,
@@ -172,7 +177,7 @@ static void dissect_message(meter_session_t *session, packet_info *pinfo, proto_
     if ((r->resource == METER_RES_OTHER && !r->transfer_id) ||
         !coap_view_parse(ds_tvb, r->start, r->length, pinfo->pool, &m))
         return;
-    m.path = r->path;
+    m.path = msg_path(r);
     add_meter_items(tree, ds_tvb, r->start, r->length, r, &mtree, pinfo);
     if (r->ota)
         meter_ota_show_message(ds_tvb, pinfo, tree, mtree, r->ota, &m, meter_session_stall_seconds(session));
@@ -323,58 +328,24 @@ static ota_image_hints_t image_hints(ota_track_t *tracker, packet_info *pinfo, c
     return h;
 }
 
-/* First pass: the frame's link facts and the CoAP messages CoAP handed on. */
-static void first_pass(meter_session_t *session, packet_info *pinfo, proto_tree *tree)
-{
-    ota_track_t *tracker = meter_session_tracker(session);
-    frame_scratch_t *fs = scratch(pinfo, FALSE);
-    frame_msgs_t *fm = wmem_new0(wmem_file_scope(), frame_msgs_t);
-
-    meter_session_set_frame(session, pinfo->num, fm);
-    fm->link = track_link(tracker, pinfo, fs && fs->n_coap);
-    for (guint i = 0; fs && i < fs->n_coap && fm->n < MAX_MSGS_PER_FRAME; i++) {
-        tvbuff_t *msg_tvb = fs->coap[i];
-        tvbuff_t *ds_tvb = tvb_get_ds_tvb(msg_tvb);
-        meter_coap_t m;
-        if (!coap_view_parse(msg_tvb, 0, (gint)tvb_captured_length(msg_tvb), pinfo->pool, &m))
-            continue;
-        const char *src = coap_endpoint_key(pinfo->pool, &pinfo->src, pinfo->srcport);
-        const char *dst = coap_endpoint_key(pinfo->pool, &pinfo->dst, pinfo->destport);
-        msg_result_t *r = resolve_first_pass(pinfo, tracker, &m, src, dst);
-        if (!fm->msg)
-            fm->msg = wmem_alloc0_array(wmem_file_scope(), msg_result_t *, MAX_MSGS_PER_FRAME);
-        r->ds_index = data_source_index(pinfo, ds_tvb);
-        r->ds_length = tvb_captured_length(ds_tvb);
-        r->start = tvb_raw_offset(msg_tvb) - tvb_raw_offset(ds_tvb);
-        r->length = (gint)tvb_captured_length(msg_tvb);
-        if (r->transfer_id) {
-            m.path = r->path;
-            ota_image_hints_t hints = image_hints(tracker, pinfo, r, &m);
-            r->ota = ota_track_message(tracker, fm->link, pinfo->num, ts_us(pinfo), src, r->exchange, &m, &hints);
-        }
-        fm->msg[fm->n++] = r;
-        dissect_message(session, pinfo, tree, ds_tvb, r);
-    }
-}
-
 /* The statistics tap gets the transfers a frame belongs to: its CoAP
  * messages', and the transfer of the datagram copy a fragment or retry
  * carries, so that a filter on meter.frag.* selects transfers too. Taps run
  * on every pass (tshark -2 and the GUI's retap call them on later passes
  * only, when every copy is attributed). The list is 0-terminated. */
-static void queue_transfers(packet_info *pinfo, frame_msgs_t *fm)
+static void queue_transfers(packet_info *pinfo, const ota_frame_t *link, const msg_result_t *msg, guint n)
 {
     if (!meter_stats_wanted())
         return;
-    guint32 link_transfer = fm->link ? ota_track_frame_transfer(fm->link) : 0;
-    if (!fm->n && !link_transfer)
+    guint32 link_transfer = link ? ota_track_frame_transfer(link) : 0;
+    if (!n && !link_transfer)
         return;     /* a frame of no transfer */
     guint32 *ids = wmem_alloc0_array(pinfo->pool, guint32, MAX_MSGS_PER_FRAME + 2);
     guint k = 0;
 
-    for (guint i = 0; i < fm->n; i++)
-        if (fm->msg[i]->transfer_id && fm->msg[i]->ota)
-            ids[k++] = fm->msg[i]->transfer_id;
+    for (guint i = 0; i < n; i++)
+        if (msg[i].transfer_id && msg[i].ota)
+            ids[k++] = msg[i].transfer_id;
     guint i = 0;
     while (i < k && ids[i] != link_transfer)
         i++;
@@ -384,31 +355,81 @@ static void queue_transfers(packet_info *pinfo, frame_msgs_t *fm)
         meter_stats_queue(pinfo, ids);
 }
 
+/* First pass: the frame's link facts and the CoAP messages CoAP handed on;
+ * a record is kept only for a frame that has something for later passes. */
+static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+{
+    ota_track_t *tracker = meter_session_tracker(session);
+    frame_scratch_t *fs = scratch(pinfo, FALSE);
+    msg_result_t msg[MAX_MSGS_PER_FRAME] = { 0 };
+    guint n = 0;
+    ota_frame_t *link = track_link(tracker, pinfo, fs && fs->n_coap);
+
+    for (guint i = 0; fs && i < fs->n_coap && n < MAX_MSGS_PER_FRAME; i++) {
+        tvbuff_t *msg_tvb = fs->coap[i];
+        tvbuff_t *ds_tvb = tvb_get_ds_tvb(msg_tvb);
+        meter_coap_t m;
+        if (!coap_view_parse(msg_tvb, 0, (gint)tvb_captured_length(msg_tvb), pinfo->pool, &m))
+            continue;
+        const char *src = coap_endpoint_key(pinfo->pool, &pinfo->src, pinfo->srcport);
+        const char *dst = coap_endpoint_key(pinfo->pool, &pinfo->dst, pinfo->destport);
+        msg_result_t *r = &msg[n++];
+        resolve_first_pass(pinfo, tracker, &m, src, dst, r);
+        r->ds_index = (guint8)MIN(data_source_index(pinfo, ds_tvb), G_MAXUINT8);
+        r->ds_length = tvb_captured_length(ds_tvb);
+        r->start = tvb_raw_offset(msg_tvb) - tvb_raw_offset(ds_tvb);
+        r->length = (gint)tvb_captured_length(msg_tvb);
+        if (r->transfer_id) {
+            m.path = msg_path(r);
+            ota_image_hints_t hints = image_hints(tracker, pinfo, r, &m);
+            r->ota = ota_track_message(tracker, link, pinfo->num, ts_us(pinfo), src, r->exchange, &m, &hints);
+        }
+        dissect_message(session, pinfo, tree, ds_tvb, r);
+    }
+    if (link)
+        meter_ota_show_frame(tvb, pinfo, tree, link);
+    queue_transfers(pinfo, link, msg, n);
+    if (link && !ota_track_frame_keep(tracker, link))
+        link = NULL;
+    if (!n) {
+        if (link)
+            meter_session_set_frame(session, pinfo->num, FRAME_LINK_ONLY, link);
+        return;
+    }
+    frame_msgs_t *fm = (frame_msgs_t *)wmem_alloc(wmem_file_scope(), sizeof(frame_msgs_t) + n * sizeof(msg_result_t));
+    fm->link = link;
+    fm->n = n;
+    memcpy(fm->msg, msg, n * sizeof(msg_result_t));
+    meter_session_set_frame(session, pinfo->num, FRAME_MSGS, fm);
+}
+
 static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
     meter_session_t *session = meter_session_current();
-    frame_msgs_t *fm = (frame_msgs_t *)meter_session_frame(session, pinfo->num);
 
-    if (!fm) {
-        if (!PINFO_FD_VISITED(pinfo)) {
-            first_pass(session, pinfo, tree);
-            fm = (frame_msgs_t *)meter_session_frame(session, pinfo->num);
-            if (fm->link)
-                meter_ota_show_frame(tvb, pinfo, tree, fm->link);
-            queue_transfers(pinfo, fm);
-        }
+    if (!PINFO_FD_VISITED(pinfo)) {
+        first_pass(session, tvb, pinfo, tree);
         return tvb_captured_length(tvb);
     }
     /* A later pass: the whole capture has been read once. Finalize first,
      * so that every copy is attributed before the tap hears of this frame. */
     meter_session_finalize(session);
-    queue_transfers(pinfo, fm);
+    guint32 kind = 0;
+    gpointer record = meter_session_frame(session, pinfo->num, &kind);
+    if (record && kind == FRAME_LINK_ONLY) {
+        queue_transfers(pinfo, (ota_frame_t *)record, NULL, 0);
+        meter_ota_show_frame(tvb, pinfo, tree, (ota_frame_t *)record);
+    }
+    if (!record || kind != FRAME_MSGS)
+        return tvb_captured_length(tvb);
+    frame_msgs_t *fm = (frame_msgs_t *)record;
+    queue_transfers(pinfo, fm->link, fm->msg, fm->n);
     if (fm->link)
         meter_ota_show_frame(tvb, pinfo, tree, fm->link);
     for (guint i = 0; i < fm->n; i++) {
-        tvbuff_t *ds = data_source_at(pinfo, fm->msg[i]->ds_index, fm->msg[i]->ds_length);
+        tvbuff_t *ds = data_source_at(pinfo, fm->msg[i].ds_index, fm->msg[i].ds_length);
         if (ds)
-            dissect_message(session, pinfo, tree, ds, fm->msg[i]);
+            dissect_message(session, pinfo, tree, ds, &fm->msg[i]);
     }
     return tvb_captured_length(tvb);
 }

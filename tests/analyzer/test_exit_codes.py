@@ -6,6 +6,8 @@ truncated capture, the partial report still on stdout."""
 import importlib.util
 import json
 import os
+import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -172,14 +174,37 @@ def main():
         expect(a.run(CTX + ["--tshark", "/nonexistent/tshark", default]), 3, "tshark not found", "no tshark")
         expect(a.run(CTX + ["--plugin", "/nonexistent/meterscope.so", default], plugin=False), 3,
                "not installed", "no plugin")
-        # A file tshark cannot load as a plugin: the analyser's own -o meter.*
-        # preferences are refused first, and that must not pass for a usage error.
         broken = os.path.join(a.tmp, "broken-meterscope.so")
         with open(broken, "w") as f:
             f.write("not a shared object\n")
         os.chmod(broken, 0o644)
         expect(a.run(CTX + ["--plugin", broken, default], plugin=False), 3,
-               "did not load the meterscope plugin", "a plugin tshark cannot load")
+               "not a Wireshark plugin", "a plugin that is not a shared object")
+        expect(a.run(CTX + ["--plugin=/etc/passwd", default], plugin=False), 3,
+               "not a Wireshark plugin", "--plugin=/etc/passwd")
+        # A shared object tshark cannot load (this program, an executable):
+        # the analyser's own -o meter.* preferences are refused first, and
+        # that must not pass for a usage error.
+        expect(a.run(CTX + ["--plugin", a.exe, default], plugin=False), 3,
+               "did not load the meterscope plugin", "a shared object tshark cannot load as a plugin")
+        # With a personal plugin installed tshark loads it as well, after the
+        # chosen one: a chosen one that does not load must not be replaced by
+        # it in silence (it was, exit 0).
+        version = ".".join(re.search(r"(\d+)\.(\d+)\.", subprocess.run(
+            ["tshark", "--version"], capture_output=True, text=True).stdout).groups())
+        personal = os.path.join(a.home, ".local", "lib", "wireshark", "plugins", version, "epan")
+        os.makedirs(personal)
+        shutil.copy(a.plugin, personal)
+        for d, _, names in os.walk(os.path.join(a.home, ".local")):
+            os.chmod(d, 0o755)
+            for n in names:
+                os.chmod(os.path.join(d, n), 0o644)
+        expect(a.run(CTX + ["--plugin=/etc/passwd", default], plugin=False), 3,
+               "not a Wireshark plugin", "--plugin=/etc/passwd with a personal plugin installed")
+        expect(a.run(CTX + ["--plugin", a.exe, default], plugin=False), 3,
+               "did not load the meterscope plugin", "a plugin tshark cannot load, with a personal plugin installed")
+        expect(a.run(CTX + [default]), 0, "", "a plugin that loads, with a personal plugin installed")
+        shutil.rmtree(os.path.join(a.home, ".local"))
         if os.geteuid() == 0:
             # Root's tshark loads the global plugin folder only: a plugin that is
             # not the installed one is refused with what to do.

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """test_man_page.py METERSCOPE MAN_PAGE: meterscope(1) documents exactly the
-options `meterscope --help` lists, short and long, and its exit statuses."""
+options `meterscope --help` lists, short and long, and its exit statuses
+(0-3, and 128+N after signal N)."""
 import re
 import subprocess
 import sys
@@ -26,6 +27,10 @@ def main():
     ok = statuses == documented and len(statuses) == 4
     print("%s  exit statuses: --help %s, man page %s" % ("ok   " if ok else "FAIL ", sorted(statuses),
                                                          sorted(documented)))
+    failures += not ok
+    # Stopped by a signal: 128 + its number, in both.
+    ok = "128+N stopped by signal N" in help_text and re.search(r"^\.TP\n\.B 128\+N$", man, re.M) is not None
+    print("%s  the signal exit status 128+N in --help and the man page" % ("ok   " if ok else "FAIL "))
     failures += not ok
     return 1 if failures else 0
 

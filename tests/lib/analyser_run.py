@@ -32,9 +32,15 @@ class Analyser:
         os.chmod(dst, 0o644)
         return dst
 
-    def run(self, args, plugin=True, timeout=None):
-        cmd = [AS_USER, "HOME=" + self.home, self.exe] + (["--plugin", self.plugin] if plugin else []) + args
-        return subprocess.run(cmd, capture_output=True, text=True, cwd=self.tmp, timeout=timeout)
+    def command(self, args, plugin=True, env=()):
+        """The command line that runs the analyser as that user; env: more
+        VAR=VALUE settings for it."""
+        return ([AS_USER, "HOME=" + self.home] + list(env) + [self.exe] +
+                (["--plugin", self.plugin] if plugin else []) + args)
+
+    def run(self, args, plugin=True, timeout=None, env=()):
+        return subprocess.run(self.command(args, plugin, env), capture_output=True, text=True, cwd=self.tmp,
+                              timeout=timeout)
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
