@@ -261,6 +261,21 @@ static gboolean no_answer_matched(const ms_capture_t *c)
     return c->transfers->len > 0;
 }
 
+/* What the plugin could not take of the capture's timestamps (its C record). */
+static void note_timestamps(const char *file, const ms_counts_t *c)
+{
+    if (c->timestamps_zero)
+        error("%s: note: %u of %u frames are stamped 0 (1970-01-01): the capture may carry no times; "
+              "durations and rates from them are 0", file, c->timestamps_zero, c->frames);
+    if (c->timestamps_earlier)
+        error("%s: note: %u frames are stamped earlier than an earlier frame (a clock set back, or captures "
+              "appended out of order): they were timed at the latest time before them, so durations across them "
+              "are short (meter.time.earlier)", file, c->timestamps_earlier);
+    if (c->timestamps_out_of_range)
+        error("%s: note: %u frames are stamped before 1970 or after 9999: their times were not used "
+              "(meter.time.out_of_range)", file, c->timestamps_out_of_range);
+}
+
 /* Reports what went wrong with each capture; returns the exit status. */
 static int check_results(job_t *jobs, guint n)
 {
@@ -277,6 +292,8 @@ static int check_results(job_t *jobs, guint n)
             status = MAX(status, EXIT_USAGE);
         else if (j->status == RUN_TSHARK_ERROR)
             status = EXIT_TSHARK;
+        if (j->status == RUN_OK && !opt_quiet)
+            note_timestamps(j->capture->file, c);
         if (j->status == RUN_OK && !opt_quiet && no_answer_matched(j->capture))
             error("%s: note: no response matched any request; if the meters' addresses are compressed "
                   "with a 6LoWPAN context, give its prefix with -O 6lowpan.contextN:PREFIX/64",

@@ -83,6 +83,17 @@ static gboolean is_upload(const meter_transfer_record_t *r)
     return g_strcmp0(r->kind, "block1") == 0;
 }
 
+/* The model works on where the time went: nothing to model from a transfer
+ * whose parts are all 0 (a capture without usable timestamps). */
+static gboolean took_time(const meter_transfer_record_t *r)
+{
+    double total = 0;
+
+    for (guint i = 0; i < METER_SPLIT_PARTS; i++)
+        total += meter_split_value(r, i);
+    return total > 0;
+}
+
 const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c)
 {
     const ms_transfer_t *best = NULL;
@@ -91,7 +102,7 @@ const ms_transfer_t *ms_recommend_basis(const ms_capture_t *c)
     for (guint i = 0; i < c->transfers->len; i++) {
         const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
         int rank = (x->rec.complete ? 2 : 0) + !is_upload(&x->rec);
-        if (!x->rec.blocks || !x->rec.requests || !x->rec.frames_sent)
+        if (!x->rec.blocks || !x->rec.requests || !x->rec.frames_sent || !took_time(&x->rec))
             continue;
         if (rank > best_rank || (rank == best_rank && x->rec.bytes > best->rec.bytes)) {
             best = x;

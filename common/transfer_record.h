@@ -115,7 +115,8 @@
     X(kind, STR, REQ, "`block`, `retransmission` or `rerequest`")
 
 /* What the capture held, so that a reader can tell an empty report from an
- * encrypted capture read without its key; and what its stamps mark. */
+ * encrypted capture read without its key; what its stamps mark, and how
+ * many could not be taken as they are (plugin/core/ota_clock.h). */
 #define METER_COUNTS_COLUMNS(X) \
     X(frames, U32, REQ, "frames") \
     X(wpan_frames, U32, REQ, "802.15.4 frames") \
@@ -124,7 +125,13 @@
     X(timestamps, STR, REQ, "what the stamps mark: `end`, `start`, `host` or `unknown`") \
     X(timestamp_pairs, U32, REQ, "frame-ACK pairs that tell start from end") \
     X(timestamp_pairs_fit, U32, REQ, "of those, the ones the mark fits") \
-    X(timestamp_early_messages, U32, REQ, "messages timed before that was known, as if stamped at their end")
+    X(timestamp_early_messages, U32, REQ, "messages timed before that was known, as if stamped at their end") \
+    X(timestamps_zero, U32, REQ, \
+      "frames stamped 0 (1970-01-01): the capture may carry no times (added within version 2)") \
+    X(timestamps_earlier, U32, REQ, \
+      "frames stamped earlier than an earlier frame, timed at the latest time before them (added within version 2)") \
+    X(timestamps_out_of_range, U32, REQ, \
+      "frames stamped before 1970 or after 9999, timed at the latest time before them (added within version 2)")
 
 /* A DBL is at most this either way: a capture's times span at most 2^63 us
  * (9.2e12 s), a rate is at most 2^32 bytes in 1 us (4.3e15 B/s), so a

@@ -272,7 +272,7 @@ static void firmware(gateway_app_t *g, const coap_rx_t *r, coap_msg_t *resp)
     resp->block2.more = offset + size < len;
     resp->payload = img->image->data + offset;
     resp->payload_len = MIN(size, len - offset);
-    if (req.num == 0)
+    if (req.num == 0 && p->gw_size2)
         resp->size2 = len;
 }
 

@@ -137,6 +137,8 @@ int main(int argc, char **argv)
         { "gw-max-szx", 0, 0, G_OPTION_ARG_INT, &p.gw_max_szx, "Largest SZX the gateway answers with", "N" },
         { "gw-szx0", 0, 0, G_OPTION_ARG_STRING, &opt_gw_szx0, "normal, bad-option or empty", "MODE" },
         { "gw-szx7-no-payload", 0, 0, G_OPTION_ARG_NONE, &opt_no_szx7_payload, "Answer SZX 7 with 4.00 and no payload", NULL },
+        { "gw-no-size2", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, &p.gw_size2,
+          "Send no Size2 with block 0 (the image's size then comes from the config blob or the image)", NULL },
         { "downloads", 0, 0, G_OPTION_ARG_INT, &p.downloads, "Firmware downloads by each meter, 1..100", "N" },
         { "download-interval", 0, 0, G_OPTION_ARG_DOUBLE, &p.download_interval_s,
           "Seconds from the end of one download to the start of the next", "S" },

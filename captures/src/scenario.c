@@ -79,6 +79,7 @@ void sim_params_defaults(sim_params_t *p)
     p->gw_max_szx = 6;
     p->gw_szx0 = GW_SZX0_NORMAL;
     p->gw_szx7_payload = TRUE;
+    p->gw_size2 = TRUE;
 
     p->outage_meter = 0;
     p->bg_upload_interval_s = 60;

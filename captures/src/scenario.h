@@ -86,6 +86,7 @@ typedef struct {
     int      gw_max_szx;           /* answers with min(asked, this): renegotiation */
     gw_szx0_t gw_szx0;
     gboolean gw_szx7_payload;      /* node-coap: 4.02 Bad Option for SZX 7, payload anyway */
+    gboolean gw_size2;             /* Size2 (the image's length) in the answer to block 0 */
 
     /* A link outage of meter 0 (seconds from start; 0 = none) */
     double   outage_at_s, outage_s;

@@ -48,14 +48,6 @@ gboolean mcuboot_hdr_read_tvb(tvbuff_t *tvb, gint offset, mcuboot_hdr_t *h)
     return mcuboot_hdr_read(b, sizeof b, h);
 }
 
-gboolean mcuboot_span_read_tvb(tvbuff_t *tvb, gint64 *hdr_plus_body)
-{
-    if (tvb_captured_length(tvb) < 16 || tvb_get_letohl(tvb, 0) != MCUBOOT_MAGIC)
-        return FALSE;
-    *hdr_plus_body = tvb_get_letohs(tvb, 8) + (gint64)tvb_get_letohl(tvb, 12);
-    return TRUE;
-}
-
 guint32 mcuboot_hdr_problems(const mcuboot_hdr_t *h)
 {
     guint32 p = 0;

@@ -112,9 +112,6 @@ typedef struct {
  * mcuboot_parse(). */
 gboolean mcuboot_hdr_read(const guint8 *buf, gsize len, mcuboot_hdr_t *h);
 gboolean mcuboot_hdr_read_tvb(tvbuff_t *tvb, gint offset, mcuboot_hdr_t *h);
-/* From the first 16 bytes of an image (a 16-byte first block has no more):
- * header + body size, when they start with the MCUboot magic. */
-gboolean mcuboot_span_read_tvb(tvbuff_t *tvb, gint64 *hdr_plus_body);
 
 /* Problems visible from the header alone (bad magic, hdr_size < 32). */
 guint32 mcuboot_hdr_problems(const mcuboot_hdr_t *h);

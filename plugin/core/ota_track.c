@@ -10,7 +10,6 @@
 #include <epan/to_str.h>
 #include "ota_track.h"
 #include "coap_exchange.h"
-#include "mcuboot.h"
 #include "ota_split.h"
 
 #define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
@@ -180,6 +179,15 @@ void ota_track_fix_time_base(ota_track_t *t, ota_stamp_kind_t kind)
     t->time_base.fixed = TRUE;
 }
 
+/* The time from earlier to later, never negative. Frame times go back by
+ * less than a frame's air time (the hook's clock holds the rest,
+ * ota_clock.h): frames that overlapped on the air, stamped at their start
+ * or moved to their end. */
+static gint64 since_us(gint64 later, gint64 earlier)
+{
+    return later > earlier ? later - earlier : 0;
+}
+
 /* A stamp moved to its frame's end, where every time here is taken. */
 static gint64 frame_end_us(const ota_track_t *t, gint64 raw_us, guint32 air_us)
 {
@@ -295,7 +303,8 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
         gint64 gap = in->ts_us - (a ? frame_raw_us(a) : 0);
         if (a && gap >= 0 &&
             gap <= (gint64)a->air_us + ACK_WAIT_US + (gint64)in->air_us + STAMP_SLACK_US) {
-            learn_time_base(t, a, in);
+            if (!in->time_held)
+                learn_time_base(t, a, in);
             set_frame_time(t, f, in->ts_us);
             f->acked_frame = a->frame;
             a->ack_frame = in->frame;
@@ -321,8 +330,10 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
         ota_frame_t *last = slot ? *slot : NULL;
         if (last && last->seq == in->seq) {
             /* A host's stamps move by more than the gap between a frame
-             * and its retry: there a frame sent again is a retry. */
-            if (in->ts_us - frame_raw_us(last) <= SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST)
+             * and its retry, and a held time has no gap: there a frame
+             * sent again is a retry. */
+            if (in->ts_us - frame_raw_us(last) <= SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST &&
+                !in->time_held)
                 f->sniffer_dup = TRUE;
             else
                 f->mac_retry = TRUE;
@@ -352,6 +363,12 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
 }
 
 /* ---- 6LoWPAN datagram copies ---- */
+
+static void frag_sent_again(ota_frag_t *fr)
+{
+    if (fr->transmissions < G_MAXUINT16)
+        fr->transmissions++;
+}
 
 static void copy_update_coverage(ota_copy_t *c)
 {
@@ -433,7 +450,7 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         return;
     if (f->mac_retry && f->copy) {
         /* The same frame again: one more transmission of the same fragment. */
-        f->copy->frags[f->frag_index].transmissions++;
+        frag_sent_again(&f->copy->frags[f->frag_index]);
         note_air(t, f->copy, f->ts_us, f->air_us);
         f->copy->last_frame = f->frame;
         f->copy->last_us = f->ts_us;
@@ -470,7 +487,7 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         c->frags[i].psdu_len = (guint16)(f->air_us / 32 > 6 ? f->air_us / 32 - 6 : 0);
         c->n_frags++;
     }
-    c->frags[i].transmissions++;
+    frag_sent_again(&c->frags[i]);
     note_air(t, c, f->ts_us, f->air_us);
     c->last_frame = f->frame;
     c->last_us = f->ts_us;
@@ -656,19 +673,27 @@ static ota_msg_t *exchange_request(const coap_exchange_t *ex)
 }
 
 /* What the image's size is, from the first source that tells it: Size2
- * (read below), the size the meter's configuration announced, and the
- * MCUboot header of block 0 (header + body; the TLV trailer is not counted). */
+ * (read below) or the size the meter's configuration announced; else the
+ * image's own MCUboot header and TLV info, block by block (mcuboot_size.h),
+ * which tell only how long it is at least. */
 static void learn_size(ota_transfer_t *x, const meter_coap_t *m, const ota_image_hints_t *hints)
 {
-    gint64 span;
+    gint64 size;
 
-    if (!hints || !hints->image || x->size_hint >= 0)
+    if (!hints || !hints->image || (x->size_hint >= 0 && !x->size_at_least))
         return;
-    if (hints->announced_size > 0)
+    if (hints->announced_size > 0) {
         x->size_hint = hints->announced_size;
-    else if (m->payload && m->block2.present && m->block2.num == 0 && m->code == COAP_CODE_CONTENT &&
-             mcuboot_span_read_tvb(m->payload, &span))
-        x->size_hint = span;
+        x->size_at_least = FALSE;
+        return;
+    }
+    if (!m->payload || !m->block2.present || m->code != COAP_CODE_CONTENT)
+        return;
+    mcuboot_size_feed(&x->image, (guint64)m->block2.num * meter_block_size(m->block2.szx), m->payload);
+    if (mcuboot_size_get(&x->image, &size) != MCUBOOT_SIZE_UNKNOWN) {
+        x->size_hint = size;
+        x->size_at_least = TRUE;
+    }
 }
 
 ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
@@ -772,7 +797,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         x->meter_link = f ? f->src : 0;
     }
     if (x->last_us >= 0 && x->first_us >= 0) {
-        r->stall_us = ts_us - x->last_us;
+        r->stall_us = since_us(ts_us, x->last_us);
         if (r->stall_us >= SILENCE_MIN_US) {
             gint64 gap[2] = { x->last_us, r->stall_us };
             wmem_array_append(x->silences, gap, 1);
@@ -780,7 +805,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     }
     x->last_us = MAX(x->last_us, ts_us);
     x->last_frame = MAX(x->last_frame, frame);
-    r->elapsed_us = x->first_us >= 0 ? ts_us - x->first_us : 0;
+    r->elapsed_us = x->first_us >= 0 ? since_us(ts_us, x->first_us) : 0;
 
     if (msg->is_request && !r->hop_copy) {
         ota_msg_t *earlier = r->round == 1 ? earlier_request_for_block(x, msg) : NULL;
@@ -793,7 +818,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         }
         if (r->round == 1 && !r->rerequest) {
             if (x->last_response_us >= 0)
-                r->turnaround_us = ts_us - x->last_response_us;
+                r->turnaround_us = since_us(ts_us, x->last_response_us);
             if (msg->offset < x->highest_requested)
                 r->out_of_order = TRUE;
             else if (msg->offset > x->highest_requested + meter_block_size(msg->szx) && msg->offset > 0)
@@ -820,8 +845,8 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         guint nr = req->rounds.n;
         ota_round_t *r0 = &req->rounds.at[0];
         ota_round_t *rl = &req->rounds.at[nr - 1];
-        r->rtt_first_us = ts_us - r0->first_us;
-        r->rtt_last_us = ts_us - rl->first_us;
+        r->rtt_first_us = since_us(ts_us, r0->first_us);
+        r->rtt_last_us = since_us(ts_us, rl->first_us);
         x->last_response_us = ts_us;
         if (r->round > 1 && !r->hop_copy)
             r->duplicate_response = TRUE;
@@ -830,17 +855,20 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
             x->szx = m->block2.szx;
             x->renegotiated = TRUE;
         }
-        if (x->size_hint < 0 && m->size2 > 0)
+        if ((x->size_hint < 0 || x->size_at_least) && m->size2 > 0) {
             x->size_hint = m->size2;
+            x->size_at_least = FALSE;
+        }
         /* Upload: the request carries the block (a final 2.04 may have no Block1). */
         const ota_msg_t *blk = x->upload ? req : msg;
         if (coap_code_is_success(m->code) && blk->offset == x->next_offset && blk->has_block)
             x->next_offset += blk->len;
     }
+    /* A source counts from the message that tells it. */
+    learn_size(x, m, hints);
     r->bytes_so_far = x->next_offset;
     r->size_hint = x->size_hint;
-    /* The other sources count from the next message on. */
-    learn_size(x, m, hints);
+    r->size_at_least = x->size_at_least;
     return r;
 }
 
@@ -1078,10 +1106,10 @@ static void estimate_eta(meter_transfer_record_t *s, wmem_array_t *taken_us)
     qsort(wmem_array_get_raw(taken_us), N, sizeof(gint64), cmp_i64);
     double sum = 0, sq = 0, prev = s->first_request_us;
     for (guint i = 0; i < N; i++) {
-        double at = *(gint64 *)wmem_array_index(taken_us, i), d = (at - prev) / 1e6;
+        double at = *(gint64 *)wmem_array_index(taken_us, i), d = MAX(0.0, at - prev) / 1e6;
         sum += d;
         sq += d * d;
-        prev = at;
+        prev = MAX(prev, at);
     }
     double mean = sum / N;
     double sd = N > 1 ? sqrt(MAX(0.0, (sq - N * mean * mean) / (N - 1))) : mean;
@@ -1175,7 +1203,7 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
         const ota_round_t *answered = rn;
         if (round_spurious(o, nr - 1))
             answered = &o->rounds.at[MIN(answers_before(o, acc->first_us), nr - 1)];
-        gint64 d1 = acc->last_us - r0->first_us, d2 = acc->last_us - answered->first_us;
+        gint64 d1 = since_us(acc->last_us, r0->first_us), d2 = since_us(acc->last_us, answered->first_us);
         wmem_array_append_one(rf, d1);
         wmem_array_append_one(rl, d2);
         /* A clean exchange (one round each way, nothing lost) times a

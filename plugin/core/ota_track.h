@@ -14,6 +14,7 @@
 #include "lowpan_view.h"
 #include "wpan_view.h"
 #include "transfer_record.h"
+#include "mcuboot_size.h"
 
 typedef guint64 ota_addr_t;     /* EUI-64, or 0xffff0000 | short address, 0 = none */
 
@@ -38,6 +39,7 @@ typedef struct {
     guint32    air_us;           /* time on air: (PSDU + 6-byte PHY header) x 32 us */
     gboolean   secured, decrypted;
     gboolean   data_request;     /* a MAC Data Request: its sender is a sleepy device polling */
+    gboolean   time_held;        /* ts_us is not its stamp (ota_clock.h): its gaps tell nothing */
 } ota_link_in_t;
 
 /* What the capture held, so that a reader can tell an empty report from an
@@ -87,12 +89,12 @@ typedef struct {
 } ota_frame_t;
 
 typedef struct {
-    guint16  offset, len;         /* FRAG1: len is its uncompressed span, 0 if unknown */
-    guint32  first_frame;
-    guint    transmissions;
-    gboolean acked;
-    guint16  psdu_len;            /* its frame's PSDU, FCS included */
     gint64   acked_us;            /* the end of its first acknowledged transmission (0: none) */
+    guint32  first_frame;
+    guint16  offset, len;         /* FRAG1: len is its uncompressed span, 0 if unknown */
+    guint16  psdu_len;            /* its frame's PSDU, FCS included */
+    guint16  transmissions;       /* (saturates) */
+    guint8   acked : 1;
 } ota_frag_t;
 
 #define OTA_MAX_FRAGS 64   /* 1280-byte IPv6 MTU over >= 20-byte fragments */
@@ -173,6 +175,8 @@ struct ota_copy_result {
     guint8     cause;             /* enum ota_cause: retransmissions and re-requests */
     guint8     hop_copy : 1, retransmission : 1, rerequest : 1, duplicate_response : 1;
     guint8     out_of_order : 1, gap : 1, renegotiation : 1;
+    guint8     size_at_least : 1; /* size_hint is what the image's MCUboot header and TLV info tell: the
+                                     transfer may go on after it (mcuboot_size.h) */
 };
 
 /* A point of a transfer's progress, for plots. */
@@ -192,6 +196,8 @@ struct ota_transfer {
     gboolean   renegotiated;
     ota_addr_t meter_link;        /* link-layer source of the meter's requests */
     gint64     size_hint;
+    gboolean   size_at_least;     /* as in ota_copy_result_t */
+    mcuboot_size_t image;         /* a firmware image's size as its blocks tell it */
     guint32    first_frame, last_frame;
     gint64     first_us, last_us;
     wmem_array_t *msgs;           /* ota_msg_t * in order of first copy */

@@ -8,6 +8,7 @@
 
 struct meter_session {
     ota_track_t *tracker;
+    ota_clock_t *clock;       /* the frames' times, as the tracker takes them */
     /* The hook's per-frame records, in frame order, for the frames that have
      * one (most frames of a long capture, polls and ACKs, have none): 16
      * bytes a record, where an array by frame number costs 8 bytes a frame
@@ -38,8 +39,10 @@ static meter_session_t *current;
 
 static void session_cleanup(void)
 {
-    if (current)
+    if (current) {
         g_array_free(current->frames, TRUE);
+        ota_clock_free(current->clock);
+    }
     g_free(current);
     current = NULL;
 }
@@ -49,6 +52,7 @@ meter_session_t *meter_session_current(void)
     if (!current) {
         current = g_new0(meter_session_t, 1);
         current->tracker = ota_track_new(wmem_file_scope());
+        current->clock = ota_clock_new();
         if (pref_timestamps != OTA_STAMP_UNKNOWN)
             ota_track_fix_time_base(current->tracker, (ota_stamp_kind_t)pref_timestamps);
         current->frames = g_array_new(FALSE, FALSE, sizeof(frame_record_t));
@@ -59,6 +63,11 @@ meter_session_t *meter_session_current(void)
 ota_track_t *meter_session_tracker(meter_session_t *s)
 {
     return s->tracker;
+}
+
+ota_clock_t *meter_session_clock(meter_session_t *s)
+{
+    return s->clock;
 }
 
 double meter_session_stall_seconds(const meter_session_t *s _U_)

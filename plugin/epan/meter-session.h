@@ -1,6 +1,7 @@
 /* meter-session.h: the state of the capture file being read, in one object:
  * the session tracker (every exchange, transfer, datagram copy and frame of
- * link accounting) and the hook's per-frame records, with the preferences
+ * link accounting), the frames' times as it takes them, and the hook's
+ * per-frame records, with the preferences
  * that shape them. Made on the first frame of a file, gone with the file.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -9,6 +10,7 @@
 
 #include <epan/packet.h>
 #include "ota_track.h"
+#include "ota_clock.h"
 
 typedef struct meter_session meter_session_t;
 
@@ -20,6 +22,8 @@ void meter_session_register(void);
  * on; taps, whose draw callbacks get no packet, ask for it here. */
 meter_session_t *meter_session_current(void);
 ota_track_t     *meter_session_tracker(meter_session_t *s);
+/* The frames' times as the tracker takes them (core/ota_clock.h). */
+ota_clock_t     *meter_session_clock(meter_session_t *s);
 /* A silence longer than this (seconds) is a stall. */
 double           meter_session_stall_seconds(const meter_session_t *s);
 /* Every transfer's numbers, as of the frames read so far (cheap when nothing changed). */

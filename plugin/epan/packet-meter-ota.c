@@ -239,11 +239,13 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
         if (carries && b->present && success && ((b->more && plen != size) || (!b->more && plen > size)))
             expert_add_info_format(pinfo, ti, &ei_ota_length, "Block payload of %u bytes; SZX %u means %u",
                                    plen, b->szx, size);
+        /* A size read off the image is a lower bound: the file may go on after it. */
+        gint64 end = (gint64)b->num * size + plen;
         if (carries && b->present && !b->more && success && r->size_hint > 0 &&
-            (gint64)(b->num * size + plen) != r->size_hint)
+            (r->size_at_least ? end < r->size_hint : end != r->size_hint))
             expert_add_info_format(pinfo, ti, &ei_ota_last_block,
-                                   "Last block ends at byte %u, the image is %" G_GINT64_MODIFIER "d bytes",
-                                   b->num * size + plen, r->size_hint);
+                                   "Last block ends at byte %" G_GINT64_MODIFIER "d, the image is %s%" G_GINT64_MODIFIER
+                                   "d bytes", end, r->size_at_least ? "at least " : "", r->size_hint);
     }
     if (PINFO_FD_VISITED(pinfo) && !x->rec.complete && pinfo->num == x->rec.last_frame)
         expert_add_info(pinfo, ti, &ei_ota_incomplete);

@@ -57,7 +57,7 @@ static char *num_or_dash(double v, const char *fmt)
 }
 
 /* The C record: what the capture held and what its stamps mark. */
-static meter_counts_record_t counts_record(const ota_track_t *t)
+static meter_counts_record_t counts_record(const ota_track_t *t, const ota_clock_t *clock)
 {
     const ota_capture_counts_t *c = ota_track_counts(t);
     const ota_time_base_t *b = ota_track_time_base(t);
@@ -72,6 +72,9 @@ static meter_counts_record_t counts_record(const ota_track_t *t)
         .timestamp_pairs_fit = b->kind == OTA_STAMP_START ? b->fit_start : b->kind == OTA_STAMP_END ? b->fit_end
                                                           : MAX(b->fit_start, b->fit_end),
         .timestamp_early_messages = b->early_messages,
+        .timestamps_zero = ota_clock_count(clock, OTA_CLOCK_ZERO),
+        .timestamps_earlier = ota_clock_count(clock, OTA_CLOCK_EARLIER),
+        .timestamps_out_of_range = ota_clock_count(clock, OTA_CLOCK_OUT_OF_RANGE),
     };
 }
 
@@ -79,7 +82,7 @@ static meter_counts_record_t counts_record(const ota_track_t *t)
  * type; "#T", "#P" and "#C" name the columns of the T (transfer), P
  * (progress point) and C (capture) records. Written a transfer at a time:
  * a long capture has many progress points. */
-static void print_tsv(ota_track_t *t, GHashTable *seen)
+static void print_tsv(ota_track_t *t, const ota_clock_t *clock, GHashTable *seen)
 {
     static const char *const kinds[] = { "block", "retransmission", "rerequest" };
     GString *out = g_string_new(NULL);
@@ -102,7 +105,7 @@ static void print_tsv(ota_track_t *t, GHashTable *seen)
         fputs(out->str, stdout);
         g_string_truncate(out, 0);
     }
-    const meter_counts_record_t counts = counts_record(t);
+    const meter_counts_record_t counts = counts_record(t, clock);
     meter_record_write(out, &meter_counts_schema, &counts);
     fputs(out->str, stdout);
     g_string_free(out, TRUE);
@@ -149,7 +152,7 @@ static void ota_draw(void *tapdata)
 
     meter_session_finalize(session);
     if (l->tsv)
-        print_tsv(t, l->seen);
+        print_tsv(t, meter_session_clock(session), l->seen);
     else
         print_table(t, l->seen);
 }

@@ -32,6 +32,7 @@
 #include "packet-meter-ota.h"
 #include "packet-meter-stats.h"
 #include "packet-meter-stats-table.h"
+#include "packet-meter-time.h"
 
 void proto_register_meter(void);
 void proto_reg_handoff_meter(void);
@@ -107,17 +108,13 @@ static meter_resource_t classify(const char *path)
     return METER_RES_OTHER;
 }
 
-static gint64 ts_us(const packet_info *pinfo)
-{
-    return (gint64)pinfo->abs_ts.secs * 1000000 + pinfo->abs_ts.nsecs / 1000;
-}
-
-/* src and dst are the message's endpoints as coap_endpoint_key() gives them. */
+/* src and dst are the message's endpoints as coap_endpoint_key() gives them;
+ * now_us the frame's time as the tracker takes it (core/ota_clock.h). */
 static void resolve_first_pass(packet_info *pinfo, ota_track_t *tracker, const meter_coap_t *m,
-                               const char *src, const char *dst, msg_result_t *r)
+                               const char *src, const char *dst, gint64 now_us, msg_result_t *r)
 {
     memset(r, 0, sizeof *r);
-    r->exchange = ota_track_exchange(tracker, m, src, dst, &pinfo->src, &pinfo->dst, pinfo->num, ts_us(pinfo),
+    r->exchange = ota_track_exchange(tracker, m, src, dst, &pinfo->src, &pinfo->dst, pinfo->num, now_us,
                                      pinfo->pool);
     r->is_client_side = meter_coap_is_request(m);
     if (r->exchange)
@@ -270,13 +267,14 @@ static int meter_coap_wrapper(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
 /* The frame's 802.15.4 and 6LoWPAN facts, for retries, ACKs and fragments,
  * read from the captured bytes (and, for a secured frame, from the payload
  * the 802.15.4 dissector decrypted). */
-static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolean has_coap)
+static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolean has_coap, gint64 now_us,
+                               gboolean time_held)
 {
     tvbuff_t *frame = pinfo->data_src ? get_data_source_tvb((struct data_source *)pinfo->data_src->data) : NULL;
     gboolean has_fcs = FALSE;
     tvbuff_t *psdu = frame && pinfo->rec ? wpan_view_psdu(frame, pinfo->rec->rec_header.packet_header.pkt_encap,
                                                           &has_fcs) : NULL;
-    ota_link_in_t in = { .frame = pinfo->num, .ts_us = ts_us(pinfo) };
+    ota_link_in_t in = { .frame = pinfo->num, .ts_us = now_us, .time_held = time_held };
     wpan_view_t wv;
     ota_frame_t *f;
 
@@ -363,7 +361,11 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
     frame_scratch_t *fs = scratch(pinfo, FALSE);
     msg_result_t msg[MAX_MSGS_PER_FRAME] = { 0 };
     guint n = 0;
-    ota_frame_t *link = track_link(tracker, pinfo, fs && fs->n_coap);
+    ota_clock_status_t time_status;
+    gint64 now_us = ota_clock_next(meter_session_clock(session), pinfo->num, pinfo->abs_ts.secs,
+                                   pinfo->abs_ts.nsecs, &time_status);
+    ota_frame_t *link = track_link(tracker, pinfo, fs && fs->n_coap, now_us,
+                                   time_status == OTA_CLOCK_EARLIER || time_status == OTA_CLOCK_OUT_OF_RANGE);
 
     for (guint i = 0; fs && i < fs->n_coap && n < MAX_MSGS_PER_FRAME; i++) {
         tvbuff_t *msg_tvb = fs->coap[i];
@@ -374,7 +376,7 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
         const char *src = coap_endpoint_key(pinfo->pool, &pinfo->src, pinfo->srcport);
         const char *dst = coap_endpoint_key(pinfo->pool, &pinfo->dst, pinfo->destport);
         msg_result_t *r = &msg[n++];
-        resolve_first_pass(pinfo, tracker, &m, src, dst, r);
+        resolve_first_pass(pinfo, tracker, &m, src, dst, now_us, r);
         r->ds_index = (guint8)MIN(data_source_index(pinfo, ds_tvb), G_MAXUINT8);
         r->ds_length = tvb_captured_length(ds_tvb);
         r->start = tvb_raw_offset(msg_tvb) - tvb_raw_offset(ds_tvb);
@@ -382,10 +384,11 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
         if (r->transfer_id) {
             m.path = msg_path(r);
             ota_image_hints_t hints = image_hints(tracker, pinfo, r, &m);
-            r->ota = ota_track_message(tracker, link, pinfo->num, ts_us(pinfo), src, r->exchange, &m, &hints);
+            r->ota = ota_track_message(tracker, link, pinfo->num, now_us, src, r->exchange, &m, &hints);
         }
         dissect_message(session, pinfo, tree, ds_tvb, r);
     }
+    meter_time_show(tvb, pinfo, tree, meter_session_clock(session));
     if (link)
         meter_ota_show_frame(tvb, pinfo, tree, link);
     queue_transfers(pinfo, link, msg, n);
@@ -414,6 +417,7 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     /* A later pass: the whole capture has been read once. Finalize first,
      * so that every copy is attributed before the tap hears of this frame. */
     meter_session_finalize(session);
+    meter_time_show(tvb, pinfo, tree, meter_session_clock(session));
     guint32 kind = 0;
     gpointer record = meter_session_frame(session, pinfo->num, &kind);
     if (record && kind == FRAME_LINK_ONLY) {
@@ -469,6 +473,7 @@ void proto_register_meter(void)
     proto_register_meter_his();
     proto_register_meter_fw();
     proto_register_meter_ota();
+    proto_register_meter_time();
     meter_session_register();
     proto_register_meter_stats();
     proto_register_meter_stats_table();

@@ -174,6 +174,11 @@ def build_cases():
          "meter.fw.magic", *pair("firmware/hdr.img", 1, 69, 42, image(hdr_size=4000), block2=0x06))
     case("fw-img-size-huge", "img_size 0xFFFFFFFF in the header", "meter.fw.img_size_bad",
          "meter.fw.magic", *pair("firmware/huge.img", 1, 69, 42, image(img_size=0xFFFFFFFF), block2=0x06))
+    # A last block that ends before the image's own header says it does: a
+    # size read off the image is a lower bound, and this one is not reached.
+    case("fw-shorter-than-header", "a one-block image whose header says img_size 4000",
+         "meter.ota.last_block_size", "meter.fw.version",
+         *pair("firmware/short.img", 1, 69, 42, image(img_size=4000), block2=0x06))
     # NUM 0xFFFFF at SZX 6: the block starts 1 GiB in.
     case("fw-block-offset-1gib", "a Block2 NUM whose byte offset is 1 GiB", "meter.fw.too_large",
          "coap.mid", *pair("firmware/far.img", 1, 69, 42, b"\x5a" * 64, block2=b"\xff\xff\xfe"))
