@@ -9,8 +9,10 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "interrupt.h"
+#include "number_option.h"
 #include "plots.h"
 #include "progress.h"
+#include "quoted.h"
 #include "report.h"
 #include "tshark_runner.h"
 
@@ -27,6 +29,39 @@ static int opt_stall = -1, opt_jobs = 0;   /* -1: the plugin's preference */
 static double opt_flash_us = 150;
 static gboolean opt_progress = FALSE, opt_no_progress = FALSE, opt_quiet = FALSE, opt_version = FALSE;
 
+/* The numeric options and the ranges they accept (docs/analyser.md): a
+ * whole one goes into an int, a real one into a double. */
+static const struct {
+    ms_number_option_t range;
+    const char        *short_name;   /* "-j", or NULL */
+    int               *whole;
+    double            *real;
+} number_options[] = {
+    { { "--stall", 1, 86400, TRUE, "seconds" }, NULL, &opt_stall, NULL },
+    { { "--jobs", 1, 1024, TRUE, "captures at once" }, "-j", &opt_jobs, NULL },
+    { { "--flash-us-per-byte", 0, 10000, FALSE, "microseconds per byte" }, NULL, NULL, &opt_flash_us },
+};
+
+/* GOption's callback for each of them (name: "--stall" or "-j"). */
+static gboolean set_number_option(const char *name, const char *text, gpointer data, GError **err)
+{
+    (void)data;
+    for (guint i = 0; i < G_N_ELEMENTS(number_options); i++) {
+        double v;
+        if (strcmp(name, number_options[i].range.name) != 0 && g_strcmp0(name, number_options[i].short_name) != 0)
+            continue;
+        if (!ms_number_option_parse(&number_options[i].range, text, &v, err))
+            return FALSE;
+        if (number_options[i].whole)
+            *number_options[i].whole = (int)v;
+        else
+            *number_options[i].real = v;
+        return TRUE;
+    }
+    g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "%s is not a numeric option", name);
+    return FALSE;
+}
+
 static const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &opt_format, "Report format: table (default), csv or json", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output, "Write the report to FILE (default: standard output)", "FILE" },
@@ -34,10 +69,10 @@ static const GOptionEntry entries[] = {
     { "key", 'k', 0, G_OPTION_ARG_STRING, &opt_key, "Thread network key (32 hex digits), for secured captures", "KEY" },
     { "meter", 'm', 0, G_OPTION_ARG_STRING, &opt_meter, "Only the transfers of this meter (IPv6 address)", "ADDR" },
     { "display-filter", 'Y', 0, G_OPTION_ARG_STRING, &opt_filter, "Only transfers with a frame matching this Wireshark display filter (tshark then reads each capture twice, -2, so that fields set by later frames match too)", "FILTER" },
-    { "stall", 0, 0, G_OPTION_ARG_INT, &opt_stall, "A silence longer than this is a stall (default 10)", "SECONDS" },
-    { "jobs", 'j', 0, G_OPTION_ARG_INT, &opt_jobs, "Captures analysed at once (default: the number of cores)", "N" },
+    { "stall", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)set_number_option, "A silence longer than this is a stall (1 to 86400, default 10)", "SECONDS" },
+    { "jobs", 'j', 0, G_OPTION_ARG_CALLBACK, (gpointer)set_number_option, "Captures analysed at once (1 to 1024, default: the number of cores)", "N" },
     { "pref", 'O', 0, G_OPTION_ARG_STRING_ARRAY, &opt_prefs, "A Wireshark preference for tshark -o, e.g. 6lowpan.context0:fd00::/64 (repeatable)", "NAME:VALUE" },
-    { "flash-us-per-byte", 0, 0, G_OPTION_ARG_DOUBLE, &opt_flash_us, "The meter's flash write time per byte, for the block-size model (default 150)", "US" },
+    { "flash-us-per-byte", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)set_number_option, "The meter's flash write time per byte, for the block-size model (0 to 10000, default 150)", "US" },
     { "tshark", 0, 0, G_OPTION_ARG_FILENAME, &opt_tshark, "The tshark to run (default: $TSHARK, else tshark in PATH)", "PATH" },
     { "plugin", 0, 0, G_OPTION_ARG_FILENAME, &opt_plugin, "The meterscope.so to load (default: $METERSCOPE_PLUGIN, the build tree, the installed one)", "PATH" },
     { "progress", 0, 0, G_OPTION_ARG_NONE, &opt_progress, "Show a progress bar on standard error (default on a terminal)", NULL },
@@ -131,6 +166,16 @@ static gboolean valid_key(const char *key)
     return TRUE;
 }
 
+/* fmt's "%s" filled with text fit for a message (quoted.h). */
+static char *quoting(const char *fmt, const char *text)
+{
+    char *quoted = ms_quoted(text);
+    char *message = g_strdup_printf(fmt, quoted);
+
+    g_free(quoted);
+    return message;
+}
+
 /* Options that cannot work: a message, else NULL. */
 static char *check_options(ms_format_t *fmt)
 {
@@ -141,17 +186,13 @@ static char *check_options(ms_format_t *fmt)
     else if (strcmp(opt_format, "json") == 0)
         *fmt = FMT_JSON;
     else
-        return g_strdup_printf("unknown format '%s' (table, csv or json)", opt_format);
+        return quoting("unknown format '%s' (table, csv or json)", opt_format);
     if (!opt_files || !opt_files[0])
         return g_strdup("no capture file given (try --help)");
     if (opt_key && !valid_key(opt_key))
         return g_strdup("--key wants the Thread network key as 32 hex digits");
-    if (opt_stall == 0 || opt_stall < -1)
-        return g_strdup("--stall wants a whole number of seconds, at least 1");
-    if (opt_jobs < 0 || opt_flash_us < 0)
-        return g_strdup("--jobs and --flash-us-per-byte cannot be negative");
     if (opt_meter && !g_hostname_is_ip_address(opt_meter))
-        return g_strdup_printf("--meter wants the meter's IPv6 address, not '%s'", opt_meter);
+        return quoting("--meter wants the meter's IPv6 address, not '%s'", opt_meter);
     return NULL;
 }
 
@@ -176,7 +217,8 @@ static int bigger_first(const void *a, const void *b)
 
 static void run_all(job_t *jobs, ms_job_progress_t *progress, guint n, gboolean show_progress)
 {
-    guint threads = opt_jobs ? (guint)opt_jobs : g_get_num_processors();
+    /* No more threads than captures: an exclusive pool starts them all at once. */
+    guint threads = MIN(opt_jobs ? (guint)opt_jobs : g_get_num_processors(), n);
     waiting_t w = { g_main_loop_new(NULL, FALSE), 0, progress, n };
     GThreadPool *pool = g_thread_pool_new(run_job, &w, (gint)MAX(threads, 1), TRUE, NULL);
     guint drawing = 0;
@@ -329,7 +371,10 @@ int main(int argc, char **argv)
         "or non-capture file; partial results are still printed), 3 tshark or plugin problem,\n"
         "128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP: every tshark stopped, no report).");
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
-        error("%s (try --help)", err->message);
+        /* GOption's message names the argument as given: one line, cut. */
+        char *message = ms_printable(err->message, 200);
+        error("%s (try --help)", message);
+        g_free(message);
         g_error_free(err);
         g_option_context_free(ctx);
         return EXIT_USAGE;

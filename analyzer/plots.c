@@ -38,7 +38,8 @@ static gboolean progress_plot(const char *path, const ms_capture_t *c, GError **
         py[np++] = 0;
         for (guint k = 0; k < x->points->len; k++) {
             const ms_point_t *p = &g_array_index(x->points, ms_point_t, k);
-            double t = (p->ts_us - x->rec.first_request_us) / 1e6, kib = p->bytes / 1024.0;
+            /* In doubles: the difference of two 64-bit times may not fit one. */
+            double t = ((double)p->ts_us - (double)x->rec.first_request_us) / 1e6, kib = p->bytes / 1024.0;
             if (p->kind == PT_BLOCK) {
                 px[np] = t;
                 py[np++] = kib;

@@ -146,6 +146,64 @@ static gboolean fit_turnaround(const ms_capture_t *c, const meter_transfer_recor
     return TRUE;
 }
 
+/* What the model takes from the record, and the flash assumption: a NaN,
+ * an infinity or a negative time among them gives no prediction rather
+ * than a wrong one (the analyser's reader refuses such records; this holds
+ * for any caller). Returns FALSE with the reason in r->not_computed. */
+static gboolean inputs_finite(const meter_transfer_record_t *x, double flash_s_per_byte, ms_recommendation_t *r)
+{
+    const struct { const char *name; double value; gboolean may_be_negative; } inputs[] = {
+        { "time_air_s", x->time_air_s, FALSE },         { "time_network_s", x->time_network_s, FALSE },
+        { "time_poll_s", x->time_poll_s, FALSE },       { "time_turnaround_s", x->time_turnaround_s, FALSE },
+        { "time_timeouts_s", x->time_timeouts_s, FALSE }, { "time_unseen_s", x->time_unseen_s, FALSE },
+        { "request_span_s", x->request_span_s, TRUE },  { "response_span_s", x->response_span_s, TRUE },
+        { "frag1_block_bytes", x->frag1_block_bytes, TRUE },
+        { "the flash write time per byte", flash_s_per_byte, FALSE },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS(inputs); i++)
+        if (!isfinite(inputs[i].value) || (!inputs[i].may_be_negative && inputs[i].value < 0)) {
+            g_snprintf(r->not_computed, sizeof r->not_computed, "%s is %s", inputs[i].name,
+                       isfinite(inputs[i].value) ? "negative" : "not a finite number");
+            return FALSE;
+        }
+    return TRUE;
+}
+
+/* The figures the reports show besides the predictions: huge finite
+ * inputs can still overflow one (a timeout fitted to a tiny loss). */
+static gboolean figures_finite(ms_recommendation_t *r)
+{
+    const struct { const char *name; double value; } figures[] = {
+        { "exchange loss", r->exchange_loss }, { "frames of a block", r->block_frames },
+        { "frames of the other direction", r->other_frames }, { "bytes besides the block", r->block_overhead },
+        { "added frame's loss", r->added_frame_loss }, { "hops", r->hops },
+        { "air time per block", r->air_s }, { "network time per block", r->network_s },
+        { "poll wait per block", r->poll_s }, { "turn-around per block", r->turnaround_s },
+        { "timeouts per block", r->timeouts_s }, { "time of a frame more", r->frame_s },
+        { "turn-around growth", r->turn_s_per_byte }, { "first timeout", r->timeout_s },
+        { "image size", r->size_bytes },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS(figures); i++)
+        if (!isfinite(figures[i].value)) {
+            g_snprintf(r->not_computed, sizeof r->not_computed, "the model's %s is not a finite number",
+                       figures[i].name);
+            return FALSE;
+        }
+    return TRUE;
+}
+
+/* No prediction: nothing left that a report could show as one. */
+static void clear_outputs(ms_recommendation_t *r)
+{
+    memset(r->rate_Bps, 0, sizeof r->rate_Bps);
+    memset(r->exchange_fail, 0, sizeof r->exchange_fail);
+    for (guint szx = 0; szx <= MS_SZX_MAX; szx++)
+        r->duration_s[szx] = -1;
+    r->best_szx = 0;
+}
+
 /* Responses of at least this many frames have later frames that are not
  * mostly last frames. A last frame is lost more often than a middle one (a
  * sleepy meter stops listening after a frame without the frame pending bit,
@@ -171,6 +229,10 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
     r->transfer = x->transfer;
     r->block_size = x->block_size;
     r->upload = is_upload(x);
+    if (!inputs_finite(x, flash_s_per_byte, r)) {
+        clear_outputs(r);
+        return TRUE;
+    }
     r->flash_s_per_byte = flash_s_per_byte;
     r->exchange_loss = MIN(1.0, ((double)x->retransmissions + x->rerequests) / x->requests);
     r->block_frames = r->upload ? req_frames : resp_frames;
@@ -276,12 +338,22 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
         double per_frame = k < k0 ? MIN(r->frame_s, flight_per_frame) : r->frame_s;
         double t_b = fixed + (k - k0) * per_frame + turn + wait;
         r->exchange_fail[szx] = fail;
+        /* An infinite time is a size that never gets through (rate 0); a
+         * NaN, or a time so short the rate overflows, is a model that
+         * broke on these inputs: no prediction at all. */
         r->rate_Bps[szx] = isfinite(t_b) && t_b > 0 ? b / t_b : 0;
+        if (isnan(t_b) || isnan(fail) || !isfinite(r->rate_Bps[szx])) {
+            g_snprintf(r->not_computed, sizeof r->not_computed,
+                       "the model's time per block at SZX %u is not a finite number", szx);
+            break;
+        }
         r->duration_s[szx] = r->size_bytes >= 0 && r->rate_Bps[szx] > 0 ? r->size_bytes / r->rate_Bps[szx] : -1;
         if (r->rate_Bps[szx] > best) {
             best = r->rate_Bps[szx];
             r->best_szx = szx;
         }
     }
+    if (*r->not_computed || !figures_finite(r))
+        clear_outputs(r);
     return TRUE;
 }

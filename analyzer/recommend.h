@@ -48,6 +48,10 @@ typedef struct {
     double  duration_s[MS_SZX_MAX + 1];   /* < 0 without a size */
     double  exchange_fail[MS_SZX_MAX + 1];
     guint   best_szx;
+    /* Why the predictions could not be computed (an input or a figure of
+     * the model that is not a finite number); "" when they were. Then the
+     * outputs are zeros and not to be shown. */
+    char    not_computed[128];
 } ms_recommendation_t;
 
 /* The transfer a capture's recommendation is made from: the complete

@@ -8,11 +8,12 @@
 #include "report.h"
 #include "utc_text.h"
 
-/* 1h02m03s, 4m05s, 6.7s */
+/* 1h02m03s, 4m05s, 6.7s (hours as a double: a duration the reader takes
+ * may be 1e18 s, beyond an int's hours) */
 static char *human_duration(double s)
 {
     if (s >= 3600)
-        return g_strdup_printf("%dh%02dm%02ds", (int)(s / 3600), (int)fmod(s / 60, 60), (int)fmod(s, 60));
+        return g_strdup_printf("%.0fh%02dm%02ds", floor(s / 3600), (int)fmod(s / 60, 60), (int)fmod(s, 60));
     if (s >= 60)
         return g_strdup_printf("%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
     return g_strdup_printf("%.1fs", s);
@@ -129,6 +130,10 @@ static void recommendation(FILE *out, const ms_recommendation_t *r)
     g_strdelimit(from, "_", ' ');
     fprintf(out, "\nBlock size for %s, from transfer %u at %u-byte blocks (docs/recommendation.md):\n",
             r->upload ? "uploads (Block1)" : "downloads (Block2)", r->transfer, r->block_size);
+    if (*r->not_computed) {
+        fprintf(out, "  cannot be computed: %s\n", r->not_computed);
+        return;
+    }
     fprintf(out, "  measured: exchange loss %.2f%%; %s of %.1f frames, %.0f bytes besides the block;\n"
                  "            lost: requests %.2f%%, responses at their first frame %.2f%%, a later frame %s;\n"
                  "            one frame more costs %.2f%% (from %s), %.1f hop(s);\n",

@@ -470,7 +470,7 @@ static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int stat
         *message = g_strdup(errors);
         return RUN_USAGE_ERROR;
     }
-    if (status != 0 || !out->header_seen) {
+    if (status != 0 || (!out->header_seen && !out->format_error)) {
         *message = g_strdup_printf("tshark failed on %s (status %d)%s%s", file, status, *errors ? ": " : "", errors);
         return RUN_TSHARK_ERROR;
     }
@@ -531,6 +531,7 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
         g_free(line);
     }
     g_object_unref(in);
+    ms_capture_finish(out);
     g_subprocess_wait(p, NULL, NULL);
     ms_children_forget(p);
     g_atomic_int_set(pid, 0);

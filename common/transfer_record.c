@@ -4,7 +4,9 @@
  * compiled into the plugin's core and into the analyser.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
 #include <string.h>
+#include "escaped_text.h"
 #include "transfer_record.h"
 
 #define METER_COL_REQ FALSE
@@ -67,7 +69,8 @@ static void write_value(GString *out, const meter_column_t *col, const void *rec
         g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.6f", *(const double *)at));
         break;
     case METER_COL_STR:
-        g_string_append(out, *(const char *const *)at ? *(const char *const *)at : "");
+        /* One cell of one line, whatever a capture's URI path holds. */
+        escaped_text_append(out, *(const char *const *)at ? *(const char *const *)at : "", G_MAXLONG);
         break;
     case METER_COL_BOOL:
         g_string_append_c(out, *(const gboolean *)at ? '1' : '0');
@@ -85,32 +88,74 @@ void meter_record_write(GString *out, const meter_record_schema_t *s, const void
     g_string_append_c(out, '\n');
 }
 
+static gboolean plain_text(const char *text)
+{
+    if (!g_utf8_validate(text, -1, NULL))
+        return FALSE;
+    for (const char *p = text; *p; p++)
+        if ((guchar)*p < 0x20 || *p == 0x7f)
+            return FALSE;
+    return TRUE;
+}
+
 gboolean meter_record_parse(const meter_column_t *col, const char *text, void *record)
 {
-    char *end = NULL;
     void *at = (char *)record + col->offset;
+    guint64 u;
+    gint64 i;
 
     switch (col->type) {
     case METER_COL_STR:
+        if (!plain_text(text))
+            return FALSE;
         g_free((char *)*(const char **)at);
         *(const char **)at = g_strdup(text);
         return TRUE;
-    case METER_COL_U32: {
-        guint64 v = g_ascii_strtoull(text, &end, 10);
-        *(guint32 *)at = (guint32)MIN(v, G_MAXUINT32);
-        break;
-    }
+    case METER_COL_U32:
+        if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT32, &u, NULL))
+            return FALSE;
+        *(guint32 *)at = (guint32)u;
+        return TRUE;
     case METER_COL_BOOL:
-        *(gboolean *)at = g_ascii_strtoll(text, &end, 10) != 0;
-        break;
+        if (!g_ascii_string_to_unsigned(text, 10, 0, 1, &u, NULL))
+            return FALSE;
+        *(gboolean *)at = u != 0;
+        return TRUE;
     case METER_COL_I64:
-        *(gint64 *)at = g_ascii_strtoll(text, &end, 10);
-        break;
-    case METER_COL_DBL:
-        *(double *)at = g_ascii_strtod(text, &end);
-        break;
+        if (!g_ascii_string_to_signed(text, 10, G_MININT64, G_MAXINT64, &i, NULL))
+            return FALSE;
+        *(gint64 *)at = i;
+        return TRUE;
+    case METER_COL_DBL: {
+        /* Digits, a point, a sign, an exponent: g_ascii_strtod alone would
+         * read "nan", "inf", hexadecimal and leading spaces too. */
+        char *end = NULL;
+        double v = g_ascii_strtod(text, &end);
+        if (end == text || *end != '\0' || strspn(text, "0123456789.+-eE") != strlen(text) || !isfinite(v) ||
+            fabs(v) > METER_RECORD_DBL_MAX || (!col->optional && v < 0))
+            return FALSE;
+        *(double *)at = v + 0.0;     /* -0 as 0: never a "-0.000000" duration */
+        return TRUE;
     }
-    return end && end != text && *end == '\0';
+    }
+    return FALSE;
+}
+
+const char *meter_record_wanted(const meter_column_t *col)
+{
+    switch (col->type) {
+    case METER_COL_STR:
+        return "UTF-8 text without control characters";
+    case METER_COL_U32:
+        return "a whole number from 0 to 4294967295";
+    case METER_COL_BOOL:
+        return "0 or 1";
+    case METER_COL_I64:
+        return "a whole number within 64 bits";
+    case METER_COL_DBL:
+        return col->optional ? "a number from -1e18 to 1e18, negative for none" : "a number from 0 to 1e18";
+    }
+    return "a value";
 }
 
 gboolean meter_record_column_equal(const meter_column_t *col, const void *a, const void *b)

@@ -24,7 +24,8 @@
  * them: keep "X(name, TYPE, REQ|OPT," at the start of a line).
  *   name     the column's name in the TSV, the CSV and the JSON, and the member's
  *   type     U32, I64, DBL (printed with 6 decimals), STR or BOOL (0/1)
- *   optional OPT: a negative value means "none" (empty in CSV, null in JSON)
+ *   optional OPT: a negative value means "none" (empty in CSV, null in JSON);
+ *            REQ: a DBL is never negative (they are durations, rates, bytes)
  *   meaning  for the docs table
  * The order is the analyser's CSV and JSON column order. */
 #define METER_TRANSFER_COLUMNS(X) \
@@ -132,6 +133,12 @@
     X(timestamps_out_of_range, U32, REQ, \
       "frames stamped before 1970 or after 9999, timed at the latest time before them (added within version 2)")
 
+/* A DBL is at most this either way: a capture's times span at most 2^63 us
+ * (9.2e12 s), a rate is at most 2^32 bytes in 1 us (4.3e15 B/s), so a
+ * bigger value is no plugin's; and every figure the analyser derives from
+ * one (shares, rates, the model) stays finite. */
+#define METER_RECORD_DBL_MAX 1e18
+
 #define METER_RECORD_CTYPE_U32  guint32
 #define METER_RECORD_CTYPE_I64  gint64
 #define METER_RECORD_CTYPE_DBL  double
@@ -166,11 +173,19 @@ extern const meter_record_schema_t meter_transfer_schema, meter_progress_schema,
 
 /* "# meterscope-ota 2" and the lines naming the columns of each record. */
 void     meter_record_write_header(GString *out);
-/* One record's line, newline included. */
+/* One record's line, newline included. A string's control characters are
+ * written as C escapes (\t, \n, \r, else \ooo): no cell holds a tab or a
+ * line break, whatever a capture's URI path holds. */
 void     meter_record_write(GString *out, const meter_record_schema_t *schema, const void *record);
-/* A cell's text into its column's member; FALSE unless all of text is a
- * value (a number is still stored as far as it reads). */
+/* A cell's text into its column's member; FALSE, and the member as it
+ * was, unless all of text is one value the column holds (what
+ * meter_record_wanted says): U32 and BOOL in range, without a sign; I64
+ * within 64 bits; DBL finite and within METER_RECORD_DBL_MAX, not negative
+ * unless OPT; STR UTF-8 without control characters. Never a value taken as far as it reads, nor
+ * one clamped to fit. */
 gboolean meter_record_parse(const meter_column_t *col, const char *text, void *record);
+/* What a cell of col must hold, for messages: "a whole number from 0 to 4294967295". */
+const char *meter_record_wanted(const meter_column_t *col);
 /* Whether two records hold the same value in a column (strings by their text). */
 gboolean meter_record_column_equal(const meter_column_t *col, const void *a, const void *b);
 /* Frees the strings meter_record_parse made and zeroes the record. */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # coverage.sh CORPUS_DIR [OUT_DIR]: line and branch coverage of the plugin's
-# decoders reached by the fuzz corpora (CORPUS_DIR/TARGET/, e.g. the
+# decoders and the analyser's record reader reached by the fuzz corpora (CORPUS_DIR/TARGET/, e.g. the
 # build-fuzz/fuzz/corpus a fuzz-run grew, plus the committed seeds), with
 # clang's source-based coverage (llvm-profdata, llvm-cov). Builds its own
 # instrumented copy of the fuzz targets in OUT_DIR (default build-fuzz-cov).
@@ -10,7 +10,7 @@ corpus=$(cd "$1" && pwd)
 out=${2:-$here/../build-fuzz-cov}
 CC=clang CFLAGS="-fprofile-instr-generate -fcoverage-mapping" \
     cmake -S "$here/.." -B "$out" -DMETERSCOPE_FUZZ=ON >/dev/null
-targets="senml mcuboot coap_view link ota_track config"
+targets="senml mcuboot coap_view link ota_track config tsv_reader"
 for t in $targets; do
     cmake --build "$out" -j"$(nproc)" --target "fuzz_$t" >/dev/null
 done
@@ -28,4 +28,4 @@ llvm-profdata merge -sparse "$out"/*.profraw -o "$out/fuzz.profdata"
 llvm-cov report $objects -instr-profile="$out/fuzz.profdata" \
     "$here/../plugin/core/senml.c" "$here/../plugin/core/mcuboot.c" "$here/../plugin/core/coap_view.c" \
     "$here/../plugin/core/lowpan_view.c" "$here/../plugin/core/wpan_view.c" "$here/../plugin/core/ota_track.c" \
-    "$here/../plugin/core/meter_cfg.c"
+    "$here/../plugin/core/meter_cfg.c" "$here/../analyzer/transfer.c" "$here/../common/transfer_record.c"

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""make-seeds.py COMMITTED_DIR OUT_DIR: seed corpora for the fuzz targets,
+"""make-seeds.py COMMITTED_DIR OUT_DIR [PLUGIN_SO]: seed corpora for the fuzz targets,
 taken from the committed captures with stock tshark (CoAP messages, SenML
 history payloads, the firmware images the plugin exports) and from their
 raw 802.15.4 frames (fragment accounting), and the config blobs. Small on purpose: the fuzzer
-grows its own corpus from these. Run it with PYTHONPATH=tests/lib (tshark_view)."""
+grows its own corpus from these. Run it with PYTHONPATH=tests/lib (tshark_view).
+With PLUGIN_SO, also the analyser's input: what tshark with that plugin prints
+(`-z meter,ota,tsv`) for a few of the captures, for fuzz_tsv_reader."""
 import hashlib
+import json
 import os
 import struct
 import subprocess
@@ -63,8 +66,27 @@ def pcap_records(path, limit):
         return linktype, recs
 
 
+# Small, each with something of its own: a download and an upload, a mesh,
+# two meters, a renegotiated SZX, a secured network, an OpenThread stack,
+# an error response, a gateway-side view.
+TSV_CAPTURES = ("default", "multihop", "two-meters", "renegotiate", "secure", "openthread", "edge-szx7",
+                "default-gateway")
+
+
+def tsv_seeds(committed, out, plugin):
+    sandbox = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "tshark-sandbox")
+    for name in TSV_CAPTURES:
+        cap = os.path.join(committed, name + ".pcap")
+        with open(cap + ".truth.json") as f:
+            prefs = json.load(f).get("wireshark_prefs", [])
+        cmd = [sandbox, plugin, "-n", "-r", cap] + [a for p in prefs for a in ("-o", p)] + ["-q", "-z", "meter,ota,tsv"]
+        save(out, "tsv_reader", subprocess.run(cmd, capture_output=True, check=True).stdout)
+
+
 def main():
     committed, out = sys.argv[1:3]
+    if len(sys.argv) > 3:
+        tsv_seeds(committed, out, sys.argv[3])
     for name in ("default", "multihop", "two-meters", "edge-szx7", "openthread"):
         cap = os.path.join(committed, name + ".pcap")
         for i, msg in enumerate(fields(cap, "coap", "udp.payload")[:40]):

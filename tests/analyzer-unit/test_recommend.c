@@ -9,10 +9,13 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "recommend.h"
+#include "report.h"
 
 #define FLASH_S_PER_BYTE 150e-6   /* the analyser's default, --flash-us-per-byte 150 */
 #define REL_TOLERANCE    1e-9
@@ -639,6 +642,93 @@ static void test_absurd_inputs(void)
     g_rand_free(rand);
 }
 
+/* The table and the JSON of one capture holding x with recommendation r
+ * (x only for the transfer's own lines: r may come from another). */
+static void reports_of(const ms_transfer_t *x, const ms_recommendation_t *r, char **table, char **json)
+{
+    ms_capture_t c = { .file = "test.pcap", .transfers = g_ptr_array_new() };
+    ms_analysis_t a = { &c, TRUE, *r };
+    size_t len;
+    FILE *out;
+
+    ms_transfer_t copy = *x;
+    copy.points = g_array_new(FALSE, FALSE, sizeof(ms_point_t));
+    g_ptr_array_add(c.transfers, &copy);
+    out = open_memstream(table, &len);
+    ms_report_table(out, &a, 1);
+    fclose(out);
+    out = open_memstream(json, &len);
+    ms_report_json(out, &a, 1);
+    fclose(out);
+    g_array_free(copy.points, TRUE);
+    g_ptr_array_free(c.transfers, TRUE);
+}
+
+/* An input that is not a finite number (NaN or infinite times, a negative
+ * one, a NaN flash assumption), or finite inputs so extreme that a figure
+ * of the model overflows (a timeout fitted to a loss of 2e-10 and 1e299 s
+ * of timeouts per block): no prediction, the reason said instead, and no
+ * NaN, infinity or made-up rate in the table or the JSON (which must
+ * parse: json-glib writes NaN as "nan.0"). */
+static void test_not_computed(void)
+{
+    const struct { const char *what; double flash; double air, turnaround, timeouts, span; guint32 retx; } cases[] = {
+        { "the flash write time per byte", NAN, 0.01, 0.2, 0, -1, 0 },
+        { "the flash write time per byte", INFINITY, 0.01, 0.2, 0, -1, 0 },
+        { "the flash write time per byte", -150e-6, 0.01, 0.2, 0, -1, 0 },
+        { "time_turnaround_s", FLASH_S_PER_BYTE, 0.01, NAN, 0, -1, 0 },
+        { "time_air_s", FLASH_S_PER_BYTE, -0.5, 0.2, 0, -1, 0 },
+        { "time_timeouts_s", FLASH_S_PER_BYTE, 0.01, 0.2, INFINITY, -1, 0 },
+        { "request_span_s", FLASH_S_PER_BYTE, 0.01, 0.2, 0, INFINITY, 0 },
+        { "first timeout", FLASH_S_PER_BYTE, 0.01, 0.2, 1e300, -1, 1 },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        ms_transfer_t x = download(10, 256, 3, 40, 0.03, 0.08, 0.25);
+        ms_recommendation_t r;
+        char *table, *json;
+        x.rec.time_air_s = 10 * cases[i].air;
+        x.rec.time_turnaround_s = 10 * cases[i].turnaround;
+        x.rec.time_timeouts_s = cases[i].timeouts;
+        x.rec.request_span_s = cases[i].span;
+        if (cases[i].retx) {
+            x.rec.requests = G_MAXUINT32;
+            x.rec.retransmissions = cases[i].retx;
+        }
+        g_test_message("case %u: %s", i, cases[i].what);
+        g_assert_true(ms_recommend(NULL, &x, cases[i].flash, &r));
+        g_assert_nonnull(strstr(r.not_computed, cases[i].what));
+        for (guint szx = 0; szx <= MS_SZX_MAX; szx++)
+            g_assert_cmpfloat(r.rate_Bps[szx], ==, 0);
+
+        /* The reports of a sane transfer with this recommendation: the
+         * reader refuses a record holding a NaN, and only r is tested. */
+        ms_transfer_t shown = download(10, 256, 3, 40, 0.03, 0.08, 0.25);
+        reports_of(&shown, &r, &table, &json);
+        g_assert_nonnull(strstr(table, "cannot be computed"));
+        g_assert_null(strstr(table, "recommended:"));
+        g_assert_false(g_regex_match_simple("\\b(nan|inf)", table, G_REGEX_CASELESS, 0));
+        JsonParser *parser = json_parser_new();
+        g_assert_true(json_parser_load_from_data(parser, json, -1, NULL));
+        JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+        JsonObject *cap = json_array_get_object_element(json_object_get_array_member(root, "captures"), 0);
+        JsonObject *rec = json_object_get_object_member(cap, "recommendation");
+        g_assert_nonnull(strstr(json_object_get_string_member(rec, "not_computed"), cases[i].what));
+        g_assert_cmpuint(json_array_get_length(json_object_get_array_member(rec, "predictions")), ==, 0);
+        g_assert_true(json_object_get_null_member(rec, "best_szx"));
+        g_object_unref(parser);
+        g_free(table);
+        g_free(json);
+    }
+
+    /* The same transfer with sane figures: predictions, and no reason. */
+    ms_transfer_t x = download(10, 256, 3, 40, 0.03, 0.08, 0.25);
+    ms_recommendation_t r;
+    g_assert_true(ms_recommend(NULL, &x, FLASH_S_PER_BYTE, &r));
+    g_assert_cmpstr(r.not_computed, ==, "");
+    g_assert_cmpfloat(r.rate_Bps[r.best_szx], >, 0);
+}
+
 /* The transfer the recommendation is made from: complete beats incomplete,
  * then a download beats an upload, then more bytes; transfers without a
  * block, a request or a frame never count. */
@@ -794,6 +884,7 @@ int main(int argc, char **argv)
     g_test_add_func("/recommend/zero_times", test_zero_times);
     g_test_add_func("/recommend/huge_values", test_huge_values);
     g_test_add_func("/recommend/absurd_inputs", test_absurd_inputs);
+    g_test_add_func("/recommend/not_computed", test_not_computed);
     g_test_add_func("/recommend/basis", test_basis);
     g_test_add_func("/recommend/upload", test_upload);
     g_test_add_func("/recommend/frame_time_measured", test_frame_time_measured);

@@ -5,6 +5,7 @@
  * a change.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <json-glib/json-glib.h>
@@ -115,11 +116,16 @@ static ms_capture_t *read_capture(const char *text)
     return c;
 }
 
+static const ms_transfer_t *only_transfer_any(const ms_capture_t *c)
+{
+    g_assert_cmpuint(c->transfers->len, ==, 1);
+    return g_ptr_array_index(c->transfers, 0);
+}
+
 static const ms_transfer_t *only_transfer(const ms_capture_t *c)
 {
     g_assert_null(c->format_error);
-    g_assert_cmpuint(c->transfers->len, ==, 1);
-    return g_ptr_array_index(c->transfers, 0);
+    return only_transfer_any(c);
 }
 
 /* Every column the plugin's writer prints reads back the same. */
@@ -195,8 +201,9 @@ static void test_missing_column(void)
         const char *name = meter_transfer_schema.columns[i].name;
         char *cut = edit_column(text, "T", name, NULL);
         ms_capture_t *c = read_capture(cut);
-        char *want = g_strdup_printf("column %s missing", name);
-        g_assert_cmpstr(c->format_error, ==, want);
+        char *want = g_strdup_printf("column %s missing from a T record", name);
+        g_assert_nonnull(c->format_error);
+        g_assert_nonnull(strstr(c->format_error, want));
         g_assert_cmpuint(c->transfers->len, ==, 0);
         g_free(want);
         ms_capture_free(c);
@@ -204,7 +211,7 @@ static void test_missing_column(void)
     }
     char *cut = edit_column(text, "P", "bytes", NULL);
     ms_capture_t *c = read_capture(cut);
-    g_assert_cmpstr(c->format_error, ==, "progress record with missing columns");
+    g_assert_cmpstr(c->format_error, ==, "line 7: column bytes missing from a P record");
     ms_capture_free(c);
     g_free(cut);
 
@@ -223,32 +230,238 @@ static void test_missing_column(void)
     fx_done(&fx);
 }
 
-/* A number that does not read whole is a format error naming its column;
- * so is an empty cell, also in an optional column: the plugin writes
- * "none" as -1 (the CSV's empty cell is the analyser's own). */
+/* Values no column of the type holds, whatever the record (the plugin
+ * writes "none" as -1: an empty cell is never one, even in an optional
+ * column; the CSV's empty cell is the analyser's own). */
+static const char *const bad_numbers[] = { "12x", "", " 1", "1 ", "nan", "NaN", "inf", "-inf", "1e999", "0x10",
+                                           "1,5", "--1" };
+/* required_only: bad in a required column, "none" in an optional one. */
+static const struct { meter_col_type_t type; gboolean required_only; const char *text; } bad_for_type[] = {
+    { METER_COL_U32, FALSE, "-1" },  { METER_COL_U32, FALSE, "+1" },   { METER_COL_U32, FALSE, "4294967296" },
+    { METER_COL_U32, FALSE, "99999999999999999999" },                  { METER_COL_U32, FALSE, "1.5" },
+    { METER_COL_BOOL, FALSE, "2" },  { METER_COL_BOOL, FALSE, "-1" },  { METER_COL_BOOL, FALSE, "true" },
+    { METER_COL_I64, FALSE, "9223372036854775808" },                   { METER_COL_I64, FALSE, "1e3" },
+    { METER_COL_I64, FALSE, "-9223372036854775809" },
+    { METER_COL_DBL, TRUE, "-1.000000" }, { METER_COL_DBL, TRUE, "-0.5" }, { METER_COL_DBL, FALSE, "1e400" },
+    { METER_COL_DBL, FALSE, "-1e400" }, { METER_COL_DBL, FALSE, "1000000000000000128.000001" },
+    { METER_COL_DBL, FALSE, "-1e19" },
+};
+
+static gboolean bad_for(const meter_column_t *col, guint k)
+{
+    return bad_for_type[k].type == col->type && (!bad_for_type[k].required_only || !col->optional);
+}
+
+/* The value of column col of a tag record replaced with bad: a format
+ * error naming the line, the column, the value and what is wanted, and no
+ * record of that kind kept. */
+static void assert_refused(const char *text, const char *tag, const meter_column_t *col, const char *bad)
+{
+    char *edited = edit_column(text, tag, col->name, bad);
+    ms_capture_t *c = read_capture(edited);
+    char *want = g_strdup_printf("' in column %s of a %s record (%s wanted)", col->name, tag,
+                                 meter_record_wanted(col));
+
+    char *shown = g_strescape(bad, NULL);
+    g_test_message("%s column %s: '%s'", tag, col->name, shown);
+    g_free(shown);
+    g_assert_nonnull(c->format_error);
+    g_assert_true(g_str_has_prefix(c->format_error, "line "));
+    g_assert_nonnull(strstr(c->format_error, want));
+    if (strcmp(tag, "T") == 0)
+        g_assert_cmpuint(c->transfers->len, ==, 0);
+    else if (strcmp(tag, "P") == 0)
+        g_assert_cmpuint(only_transfer_any(c)->points->len, ==, 0);
+    g_free(want);
+    ms_capture_free(c);
+    g_free(edited);
+}
+
+/* Every column of every record kind refuses what its type cannot hold:
+ * letters after a number, spaces, NaN and infinities, hexadecimal, a
+ * sign or a fraction on a count, a count beyond 32 bits, a negative
+ * duration, 2 for a flag; a string that is not UTF-8 or holds a control
+ * character. Never a value taken as far as it reads or clamped to fit. */
 static void test_bad_value(void)
+{
+    const meter_record_schema_t *const schemas[] = { &meter_transfer_schema, &meter_progress_schema,
+                                                     &meter_counts_schema };
+    fx_t fx;
+    records_t r;
+
+    fx_init(&fx);
+    char *text = distinct_capture(&fx, &r, 0, FALSE);
+    for (guint s = 0; s < G_N_ELEMENTS(schemas); s++)
+        for (guint i = 0; i < schemas[s]->n_columns; i++) {
+            const meter_column_t *col = &schemas[s]->columns[i];
+            if (col->type == METER_COL_STR) {
+                assert_refused(text, schemas[s]->tag, col, "not \377 UTF-8");
+                assert_refused(text, schemas[s]->tag, col, "a\001b");
+                assert_refused(text, schemas[s]->tag, col, "a\rb");
+                continue;
+            }
+            for (guint k = 0; k < G_N_ELEMENTS(bad_numbers); k++)
+                assert_refused(text, schemas[s]->tag, col, bad_numbers[k]);
+            for (guint k = 0; k < G_N_ELEMENTS(bad_for_type); k++)
+                if (bad_for(col, k))
+                    assert_refused(text, schemas[s]->tag, col, bad_for_type[k].text);
+        }
+    g_free(text);
+    fx_done(&fx);
+}
+
+/* What each type holds at its edges reads back exactly: 0 and 2^32-1
+ * counts, 64-bit times both ways, an optional number's "none" (-1), a
+ * negative zero duration as 0, a rate of 1e18 (METER_RECORD_DBL_MAX). */
+static void test_edge_values(void)
+{
+    static const struct { const char *column, *text; } edges[] = {
+        { "blocks", "4294967295" }, { "bytes", "0" }, { "first_request_us", "-9223372036854775808" },
+        { "last_activity_us", "9223372036854775807" }, { "size_hint", "-1" }, { "rtt_first_median_s", "-1.000000" },
+        { "duration_s", "-0.000000" }, { "rate_Bps", "1000000000000000000.000000" },
+    };
+    fx_t fx;
+    records_t r;
+
+    fx_init(&fx);
+    char *text = distinct_capture(&fx, &r, 0, FALSE);
+    for (guint i = 0; i < G_N_ELEMENTS(edges); i++) {
+        char *edited = edit_column(text, "T", edges[i].column, edges[i].text);
+        ms_capture_t *c = read_capture(edited);
+        const ms_transfer_t *t = only_transfer(c);
+        GString *line = g_string_new(NULL);
+        meter_record_write(line, &meter_transfer_schema, &t->rec);
+        /* Written again as the plugin would: the same text, but -0 as 0. */
+        char *want = g_strdup_printf("\t%s\t", strcmp(edges[i].text, "-0.000000") ? edges[i].text : "0.000000");
+        g_test_message("%s: %s", edges[i].column, edges[i].text);
+        g_assert_nonnull(strstr(line->str, want));
+        g_free(want);
+        g_string_free(line, TRUE);
+        ms_capture_free(c);
+        g_free(edited);
+    }
+    g_free(text);
+    fx_done(&fx);
+}
+
+static char *report(void (*write)(FILE *, ms_analysis_t *, guint), ms_capture_t *c);
+
+/* text with the line that starts with `start` (the first) moved, copied or
+ * dropped: where = "dup" (twice in a row), "first" (before the first T
+ * record, after the lines naming the columns) or "drop". */
+static char *edit_line(const char *text, const char *start, const char *where)
+{
+    char **lines = g_strsplit(text, "\n", -1);
+    GPtrArray *out = g_ptr_array_new();
+    guint at = 0;
+
+    while (lines[at] && !g_str_has_prefix(lines[at], start))
+        at++;
+    g_assert_nonnull(lines[at]);
+    for (guint i = 0; lines[i]; i++) {
+        if (i == at && strcmp(where, "first") == 0)
+            continue;
+        if (g_str_has_prefix(lines[i], "T\t") && strcmp(where, "first") == 0 && !g_ptr_array_find(out, lines[at], NULL))
+            g_ptr_array_add(out, lines[at]);
+        if (i == at && strcmp(where, "drop") == 0)
+            continue;
+        g_ptr_array_add(out, lines[i]);
+        if (i == at && strcmp(where, "dup") == 0)
+            g_ptr_array_add(out, lines[i]);
+    }
+    g_ptr_array_add(out, NULL);
+    char *joined = g_strjoinv("\n", (char **)out->pdata);
+    g_ptr_array_free(out, TRUE);
+    g_strfreev(lines);
+    return joined;
+}
+
+static void assert_format_error(const char *text, const char *want)
+{
+    ms_capture_t *c = read_capture(text);
+
+    ms_capture_finish(c);
+    g_test_message("want '%s', got '%s'", want, c->format_error);
+    g_assert_nonnull(c->format_error);
+    g_assert_nonnull(strstr(c->format_error, want));
+    ms_capture_free(c);
+}
+
+/* Records in an order or number the plugin never prints: a transfer's T
+ * record twice (its numbers would count twice), a P record before its
+ * transfer's T record or with a kind no point has, the output cut before
+ * its C record, only another version's header. Each a format error, and
+ * nothing read after the first. */
+static void test_bad_structure(void)
 {
     fx_t fx;
     records_t r;
 
     fx_init(&fx);
     char *text = distinct_capture(&fx, &r, 0, FALSE);
-    for (guint i = 0; i < meter_transfer_schema.n_columns; i++) {
-        const meter_column_t *col = &meter_transfer_schema.columns[i];
-        if (col->type == METER_COL_STR)
-            continue;
-        for (guint k = 0; k < 2; k++) {
-            char *bad = edit_column(text, "T", col->name, k ? "" : "12x");
-            ms_capture_t *c = read_capture(bad);
-            char *want = g_strdup_printf("bad value in column %s", col->name);
-            g_assert_cmpstr(c->format_error, ==, want);
-            g_assert_cmpuint(c->transfers->len, ==, 0);
-            g_free(want);
-            ms_capture_free(c);
-            g_free(bad);
-        }
-    }
+    char *twice = edit_line(text, "T\t", "dup");
+    char *want = g_strdup_printf("a second T record of transfer %u", r.x.transfer);
+    assert_format_error(twice, want);
+    g_free(want);
+    ms_capture_t *c = read_capture(twice);
+    g_assert_cmpuint(c->transfers->len, ==, 1);
+    g_assert_false(c->counts_seen);            /* not read after the error */
+    ms_capture_free(c);
+
+    char *early = edit_line(text, "P\t", "first");
+    want = g_strdup_printf("a P record of transfer %u, which no T record before it has", r.x.transfer);
+    assert_format_error(early, want);
+    g_free(want);
+
+    char *kind = edit_column(text, "P", "kind", "lost");
+    assert_format_error(kind, "bad value 'lost' in column kind of a P record");
+
+    char *cut = edit_line(text, "C\t", "drop");
+    assert_format_error(cut, "no C record after the transfers: the output was cut short");
+    c = read_capture(cut);
+    g_assert_null(c->format_error);            /* only once the output ended */
+    ms_capture_free(c);
+
+    GString *other = g_string_new(text);
+    g_string_replace(other, "# " METER_RECORD_VERSION, "# meterscope-ota 3", 1);
+    assert_format_error(other->str, "the plugin printed 'meterscope-ota 3' records, this analyser reads '"
+                                    METER_RECORD_VERSION "'");
+    g_string_free(other, TRUE);
+    g_free(cut);
+    g_free(kind);
+    g_free(early);
+    g_free(twice);
     g_free(text);
+    fx_done(&fx);
+}
+
+/* A URI path holding a tab, a line break or another control character (a
+ * hostile capture's Uri-Path option) still makes one record of one line:
+ * the writer escapes them, the reader keeps the escapes, the JSON parses. */
+static void test_control_characters_escaped(void)
+{
+    fx_t fx;
+    records_t r;
+
+    fx_init(&fx);
+    fill(&fx, &meter_transfer_schema, &r.x, 0, 0, FALSE);
+    r.x.path = "/fw/a\tb\nc\rd\001e\177f/\xc3\xa9";
+    r.x.meter = "bad \xff utf-8";
+    GString *out = g_string_new(NULL);
+    meter_record_write_header(out);
+    meter_record_write(out, &meter_transfer_schema, &r.x);
+    g_string_append(out, "C\t1\n");
+    ms_capture_t *c = read_capture(out->str);
+    const ms_transfer_t *t = only_transfer(c);
+    g_assert_cmpstr(t->rec.path, ==, "/fw/a\\tb\\nc\\rd\\001e\\177f/\xc3\xa9");
+    g_assert_cmpstr(t->rec.meter, ==, "bad \xef\xbf\xbd utf-8");
+    char *json = report(ms_report_json, c);
+    JsonParser *parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(parser, json, -1, NULL));
+    g_object_unref(parser);
+    g_free(json);
+    ms_capture_free(c);
+    g_string_free(out, TRUE);
     fx_done(&fx);
 }
 
@@ -375,14 +588,54 @@ static void test_reports_every_column(void)
     }
 }
 
+/* Numbers json-glib would write as "1e+17.0" (a round 1e17, 1e18, a tiny
+ * 1e-300): the JSON report still parses, each the number it was. */
+static void test_json_round_numbers(void)
+{
+    static const struct { const char *column, *text; double want; } cases[] = {
+        { "duration_s", "100000000000000000.000000", 1e17 }, { "rate_Bps", "1000000000000000000.000000", 1e18 },
+        { "time_air_s", "1e-300", 1e-300 }, { "rtt_first_median_s", "200000000000000000.000000", 2e17 },
+    };
+    fx_t fx;
+    records_t r;
+
+    fx_init(&fx);
+    char *text = distinct_capture(&fx, &r, 0, FALSE);
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *edited = edit_column(text, "T", cases[i].column, cases[i].text);
+        ms_capture_t *c = read_capture(edited);
+        only_transfer(c);
+        char *json = report(ms_report_json, c);
+        JsonParser *parser = json_parser_new();
+        GError *err = NULL;
+        g_test_message("%s = %s", cases[i].column, cases[i].text);
+        g_assert_true(json_parser_load_from_data(parser, json, -1, &err));
+        JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+        JsonObject *cap = json_array_get_object_element(json_object_get_array_member(root, "captures"), 0);
+        JsonObject *t = json_array_get_object_element(json_object_get_array_member(cap, "transfers"), 0);
+        double got = json_object_get_double_member(t, cases[i].column);
+        g_assert_cmpfloat(fabs(got - cases[i].want), <=, fabs(cases[i].want) * 1e-15);
+        g_object_unref(parser);
+        g_free(json);
+        ms_capture_free(c);
+        g_free(edited);
+    }
+    g_free(text);
+    fx_done(&fx);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/transfer/round_trip", test_round_trip);
     g_test_add_func("/transfer/missing_column", test_missing_column);
     g_test_add_func("/transfer/bad_value", test_bad_value);
+    g_test_add_func("/transfer/edge_values", test_edge_values);
+    g_test_add_func("/transfer/bad_structure", test_bad_structure);
+    g_test_add_func("/transfer/control_characters_escaped", test_control_characters_escaped);
     g_test_add_func("/transfer/unknown_column_ignored", test_unknown_column_ignored);
     g_test_add_func("/transfer/lines_before_header_ignored", test_lines_before_header_ignored);
     g_test_add_func("/transfer/reports_every_column", test_reports_every_column);
+    g_test_add_func("/transfer/json_round_numbers", test_json_round_numbers);
     return g_test_run();
 }

@@ -3,10 +3,12 @@
 and messages (0 report, 1 usage, 2 input, 3 tshark or plugin) on bad
 input, each with a clear `meterscope:` message on stderr and, for a
 truncated capture, the partial report still on stdout."""
+import importlib.util
 import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -14,6 +16,21 @@ from analyser_run import Analyser
 
 CTX = ["-O", "6lowpan.context1:2001:db8:1::/64", "--no-progress"]
 failures = 0
+
+# Every numeric option: its range as docs/analyser.md gives it, whether it
+# takes whole numbers only, and the unit its message names.
+NUMERIC = [("--stall", 1, 86400, True, "seconds"),
+           ("--jobs", 1, 1024, True, "captures at once"),
+           ("--flash-us-per-byte", 0, 10000, False, "microseconds per byte")]
+# Values no numeric option takes: not numbers, not finite, beyond any
+# range, trailing letters, empty, beyond 64 bits.
+BAD_VALUES = ["nan", "NaN", "inf", "-inf", "Infinity", "-1", "1e308", "1e999", "", " ", "12abc", "5 ", " 5",
+              "\t7", "7\n", "99999999999999999999", "-99999999999999999999", "0x", "--", "1,5"]
+
+
+def shown(value):
+    """A value as the analyser's message quotes it: control characters escaped."""
+    return value.replace("\t", "\\t").replace("\n", "\\n")
 
 
 def check(ok, what):
@@ -27,6 +44,70 @@ def expect(res, code, stderr_has, what):
           all(line.startswith("meterscope: ") for line in res.stderr.splitlines()),
           "%s: exit %d (got %d), says '%s' (stderr: %s)" % (what, code, res.returncode, stderr_has,
                                                            res.stderr.strip()[:200]))
+
+
+def hostile_path_capture(path, uri_path):
+    """A gateway-side capture of a two-block download whose Uri-Path holds
+    what the capture's sender put there (a tab, a line break), built with
+    tests/plugin/malformed_pcap.py's CoAP, UDP and IPv6 writers."""
+    spec = importlib.util.spec_from_file_location(
+        "malformed_pcap", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plugin", "malformed_pcap.py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for num in range(2):
+            tok = struct.pack(">H", 0x100 + num)
+            opts = [(11, seg.encode()) for seg in uri_path.split("/")] + [(23, bytes([num << 4 | 0x02]))]
+            last = 0x0a if num == 0 else 0x02      # SZX 2 (64 bytes), M set on the first block
+            msgs = [(m.coap(0, 1, 0x100 + num, tok, opts), m.METER, m.GATEWAY),
+                    (m.coap(2, 69, 0x100 + num, tok, [(12, bytes([42])), (23, bytes([num << 4 | last]))],
+                            b"\x5a" * 64), m.GATEWAY, m.METER)]
+            for i, (msg, src, dst) in enumerate(msgs):
+                pkt = m.udp_ipv6(src, dst, msg)
+                f.write(struct.pack("<IIII", 1772359200 + 2 * num + i, 0, len(pkt), len(pkt)) + pkt)
+    os.chmod(path, 0o644)
+
+
+def fmt(v):
+    return "%d" % v if v == int(v) else repr(v)
+
+
+def numeric_options(a, default):
+    """Each numeric option refused with every bad value (and just outside
+    its range, and a fraction where a whole number is wanted): exit 1, a
+    message naming the option, the value and the range. Both ends of each
+    range accepted, the value reaching what it sets."""
+    for name, lo, hi, whole, unit in NUMERIC:
+        rng = "%s%s to %s %s" % ("a whole number from " if whole else "", fmt(lo), fmt(hi), unit)
+        bad = BAD_VALUES + [fmt(lo - 1 if whole else lo - 0.001), fmt(hi + 1 if whole else hi + 0.5)]
+        if whole:
+            bad += ["1.5", "2e3", "1024.0"]
+        for value in bad:
+            res = a.run(CTX + ["%s=%s" % (name, value), default])
+            expect(res, 1, "%s: '%s' is " % (name, shown(value)),
+                   "%s=%r refused" % (name, value))
+            check(rng in res.stderr and res.stdout == "",
+                  "%s=%r: the message gives the range '%s'" % (name, value, rng))
+        # The option repeated: a bad value anywhere is refused.
+        expect(a.run(CTX + [name, fmt(lo), name, "nan", default]), 1, "'nan'", "%s good then nan" % name)
+        expect(a.run(CTX + [name, "nan", name, fmt(lo), default]), 1, "'nan'", "%s nan then good" % name)
+    expect(a.run(CTX + ["-j", "0", default]), 1, "--jobs: '0' is out of range", "-j 0 (the short form)")
+    expect(a.run(CTX + [default, "--stall"]), 1, "Missing argument for --stall", "--stall without a value")
+
+    for value in (1, 86400):
+        res = a.run(CTX + ["--stall", str(value), "--format", "json", default])
+        check(res.returncode == 0 and json.loads(res.stdout)["captures"][0]["transfers"],
+              "--stall %d accepted (exit %d)" % (value, res.returncode))
+    for value in (1, 1024):
+        expect(a.run(CTX + ["--jobs", str(value), default]), 0, "", "--jobs %d accepted" % value)
+    for value in ("0", "10000", "0.5", "1e2"):
+        res = a.run(CTX + ["--flash-us-per-byte", value, "--format", "json", default])
+        rec = json.loads(res.stdout)["captures"][0]["recommendation"] if res.returncode == 0 else None
+        check(rec is not None and abs(rec["flash_s_per_byte"] - float(value) * 1e-6) < 1e-12 and
+              all(p["rate_Bps"] > 0 for p in rec["predictions"]),
+              "--flash-us-per-byte %s accepted, reaches the model, every rate positive (exit %d)"
+              % (value, res.returncode))
 
 
 def main():
@@ -56,7 +137,18 @@ def main():
         expect(a.run(CTX + ["--no-such-option", default]), 1, "no-such-option", "unknown option")
         expect(a.run(CTX), 1, "no capture", "no capture given")
         expect(a.run(CTX + ["--key", "123", default]), 1, "32 hex digits", "a malformed key")
-        expect(a.run(CTX + ["--stall", "0", default]), 1, "at least 1", "--stall 0")
+        numeric_options(a, default)
+        # A Uri-Path holding a tab and a line break: one record still, the
+        # path shown with escapes (the plugin printed them raw, the analyser
+        # refused the capture as the plugin's unexpected output, exit 3).
+        hostile = os.path.join(a.tmp, "hostile-path.pcap")
+        hostile_path_capture(hostile, "firmware/a\tb\nc.img")
+        res = a.run(["--no-progress", "--format", "json", hostile])
+        transfers = json.loads(res.stdout)["captures"][0]["transfers"] if res.returncode == 0 else []
+        check(len(transfers) == 1 and transfers[0]["path"] == "/firmware/a\\tb\\nc.img" and
+              transfers[0]["blocks"] == 2,
+              "a Uri-Path with a tab and a line break: exit 0, one transfer, the path escaped (exit %d, %s)"
+              % (res.returncode, res.stderr.strip()[:200]))
         res = a.run(CTX + ["--stall", "5", "--format", "json", default])
         stalls5 = sum(t["stalls"] for t in json.loads(res.stdout)["captures"][0]["transfers"]) if res.stdout else -1
         res = a.run(CTX + ["--stall", "60", "--format", "json", default])
