@@ -86,7 +86,10 @@ static gboolean stock_coap_says_retransmitted(proto_tree *root)
     if (!root || hf_coap_retransmitted < 0)
         return FALSE;
     found = proto_find_first_finfo(root, hf_coap_retransmitted);
-    return found && found->len > 0;
+    gboolean said = found && found->len > 0;
+    if (found)
+        g_ptr_array_free(found, TRUE);     /* the caller's to free */
+    return said;
 }
 
 static void show_same_transmission(proto_tree *root, proto_tree *where, tvbuff_t *tvb, guint32 first_frame,
