@@ -1,6 +1,7 @@
 /* mcuboot_size.c: an MCUboot image's size from its blocks (mcuboot_size.h).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include "ws_compat.h"
 #include "mcuboot.h"
 #include "mcuboot_size.h"
 
@@ -18,7 +19,7 @@ void mcuboot_size_feed(mcuboot_size_t *s, guint64 offset, tvbuff_t *block)
     for (guint i = 0; i < sizeof s->info; i++) {
         guint64 at = s->info_at + i;
         if (at >= offset && at < offset + len && !(s->have & 1u << i)) {
-            s->info[i] = tvb_get_guint8(block, (gint)(at - offset));
+            s->info[i] = tvb_get_uint8(block, (gint)(at - offset));
             s->have |= (guint8)(1u << i);
         }
     }
