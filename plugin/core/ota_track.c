@@ -254,7 +254,7 @@ static ota_frame_t *frame_record(ota_track_t *t)
 
 static void frame_unhold(ota_track_t *t, ota_frame_t *f)
 {
-    if (!f || --f->holders || !f->let_go || f->copy)
+    if (!f || --f->holders || !f->let_go)
         return;
     f->copy = (ota_copy_t *)t->spare_frames;
     t->spare_frames = f;
@@ -266,14 +266,72 @@ static void frame_hold(ota_frame_t **where, ota_frame_t *f)
     f->holders++;
 }
 
-gboolean ota_track_frame_keep(ota_track_t *t, ota_frame_t *f)
+/* A note: the copy's id (32 bits), the fragment's index (6), the retry and
+ * duplicate flags, and the distances back to the first transmission and on
+ * to the ACK (12 bits each; 0 when farther: then not shown). */
+#define NOTE_DISTANCE_MAX 0xfffu
+
+static guint32 note_distance(guint32 from, guint32 to)
 {
+    return to > from && to - from <= NOTE_DISTANCE_MAX ? to - from : 0;
+}
+
+ota_link_note_t ota_track_frame_done(ota_track_t *t, ota_frame_t *f)
+{
+    ota_link_note_t note = 0;
+
     if (f->copy)
-        return TRUE;
+        note = (guint64)f->copy->id << 32 | (guint64)(f->frag_index & 0x3f) << 26 |
+               (guint64)f->mac_retry << 25 | (guint64)f->sniffer_dup << 24 |
+               (guint64)(f->mac_retry || f->sniffer_dup ? note_distance(f->first_tx_frame, f->frame) : 0) << 12 |
+               note_distance(f->frame, f->ack_frame);
     f->let_go = TRUE;
     f->holders++;
     frame_unhold(t, f);
-    return FALSE;
+    return note;
+}
+
+guint32 ota_track_frame_acked(const ota_frame_t *f)
+{
+    return f->is_ack ? f->acked_frame : 0;
+}
+
+ota_link_note_t ota_link_note_acked(ota_link_note_t note, guint32 frame, guint32 ack_frame)
+{
+    return note ? (note & ~(ota_link_note_t)NOTE_DISTANCE_MAX) | note_distance(frame, ack_frame) : 0;
+}
+
+void ota_track_frame_view(const ota_frame_t *f, ota_link_view_t *v)
+{
+    v->copy = f->copy;
+    v->first_tx_frame = f->mac_retry || f->sniffer_dup ? f->first_tx_frame : 0;
+    v->ack_frame = f->ack_frame;
+    v->frag_offset = f->frag_offset;
+    v->frag_index = f->frag_index;
+    v->mac_retry = f->mac_retry;
+    v->sniffer_dup = f->sniffer_dup;
+}
+
+void ota_track_note_view(const ota_track_t *t, guint32 frame, ota_link_note_t note, ota_link_view_t *v)
+{
+    guint32 id = (guint32)(note >> 32), back = (guint32)(note >> 12) & NOTE_DISTANCE_MAX;
+    guint32 on = (guint32)note & NOTE_DISTANCE_MAX;
+
+    memset(v, 0, sizeof *v);
+    if (!id || id > wmem_array_get_count(t->copy_list))
+        return;
+    v->copy = *(ota_copy_t **)wmem_array_index(t->copy_list, id - 1);
+    v->frag_index = (guint8)((note >> 26) & 0x3f);
+    v->mac_retry = (note >> 25) & 1;
+    v->sniffer_dup = (note >> 24) & 1;
+    v->first_tx_frame = back ? frame - back : 0;
+    v->ack_frame = on ? frame + on : 0;
+    v->frag_offset = v->frag_index < v->copy->n_frags ? v->copy->frags[v->frag_index].offset : 0;
+}
+
+guint32 ota_link_view_transfer(const ota_link_view_t *v)
+{
+    return v->copy && v->copy->msg ? v->copy->msg->xfer->id : 0;
 }
 
 ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
@@ -307,6 +365,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
                 learn_time_base(t, a, in);
             set_frame_time(t, f, in->ts_us);
             f->acked_frame = a->frame;
+            f->is_ack = TRUE;
             a->ack_frame = in->frame;
             if (a->copy && a->frag_index < a->copy->n_frags) {
                 ota_frag_t *fr = &a->copy->frags[a->frag_index];
@@ -1286,11 +1345,6 @@ static void count_response_losses(const ota_track_t *t, const ota_copy_t *c, gbo
             s->response_later_frames++;
     }
     s->response_first_lost += lost && !first_ok;
-}
-
-guint32 ota_track_frame_transfer(const ota_frame_t *f)
-{
-    return f->copy && f->copy->msg ? f->copy->msg->xfer->id : 0;
 }
 
 /* Was a datagram copy of the request or of one of its responses (with a

@@ -65,8 +65,10 @@ typedef struct {
     guint32 early_messages;      /* messages timed before that, as if stamped at their end */
 } ota_time_base_t;
 
-/* Per frame: what the link and fragment accounting found. Compact: a long
- * capture keeps one for every frame of a datagram copy. */
+/* Per frame while it is read: what the link and fragment accounting found.
+ * The tracker reuses a record once the frame is done (ota_track_frame_done)
+ * and no later frame can refer to it any more; what the display keeps of it
+ * is an ota_link_note_t. */
 typedef struct {
     gint64     ts_us;            /* the frame's end, as far as the time base is known */
     ota_addr_t src, dst;
@@ -86,7 +88,25 @@ typedef struct {
     guint8     data_request : 1; /* a sleepy node's poll (not a retry of one its parent answered) */
     guint8     let_go : 1;       /* the caller keeps it no longer */
     guint8     moved_to_end : 1; /* ts_us is its stamp plus air_us (stamped at its start) */
+    guint8     is_ack : 1;       /* an ACK of the frame acked_frame */
 } ota_frame_t;
+
+/* What the display keeps of a frame's link record for later passes: the
+ * datagram copy and fragment it carried, whether it was a retry, and the
+ * frames it refers to as distances (a retry and an ACK come within
+ * milliseconds, a few frames later). 64 bits where a record is 56 bytes
+ * and an allocation: most frames of a long capture have one. 0: none. */
+typedef guint64 ota_link_note_t;
+
+/* A frame's link facts as the display shows them. */
+typedef struct {
+    const ota_copy_t *copy;      /* NULL: the frame carried no datagram copy */
+    guint32  first_tx_frame;     /* a MAC retry or sniffer duplicate: the first transmission (0: not known) */
+    guint32  ack_frame;          /* the ACK that followed (0: none seen) */
+    guint16  frag_offset;
+    guint8   frag_index;
+    gboolean mac_retry, sniffer_dup;
+} ota_link_view_t;
 
 typedef struct {
     gint64   acked_us;            /* the end of its first acknowledged transmission (0: none) */
@@ -217,13 +237,22 @@ typedef struct ota_track ota_track_t;
 ota_track_t     *ota_track_new(wmem_allocator_t *scope);
 /* The link-layer facts of a frame; returns its record (kept for display). */
 ota_frame_t     *ota_track_frame(ota_track_t *t, const ota_link_in_t *in);
-/* At the end of the frame's first pass: TRUE when the record carries a
- * datagram copy and is worth keeping for later passes; FALSE, and the
- * caller must forget it (the tracker reuses it). */
-gboolean         ota_track_frame_keep(ota_track_t *t, ota_frame_t *f);
+/* At the end of the frame's first pass: what later passes show of it (0:
+ * nothing, it carried no datagram copy). The caller must forget the record
+ * (the tracker reuses it). */
+ota_link_note_t  ota_track_frame_done(ota_track_t *t, ota_frame_t *f);
+/* An ACK's record: the frame it acknowledges (0: f is no matched ACK). The
+ * caller updates that frame's note with ota_link_note_acked(). */
+guint32          ota_track_frame_acked(const ota_frame_t *f);
+ota_link_note_t  ota_link_note_acked(ota_link_note_t note, guint32 frame, guint32 ack_frame);
+/* The display's view of a frame being read, or of one read before (frame
+ * is the note's frame). */
+void             ota_track_frame_view(const ota_frame_t *f, ota_link_view_t *v);
+void             ota_track_note_view(const ota_track_t *t, guint32 frame, ota_link_note_t note,
+                                     ota_link_view_t *v);
 /* The transfer whose message a frame's datagram copy carries; 0 while not
  * known (every copy is attributed once finalized). */
-guint32          ota_track_frame_transfer(const ota_frame_t *f);
+guint32          ota_link_view_transfer(const ota_link_view_t *v);
 /* A 6LoWPAN header seen in that frame. */
 void             ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv);
 /* The exchange a CoAP message belongs to (NULL: an answer to no request

@@ -20,7 +20,7 @@ struct meter_session {
 typedef struct {
     guint32  num;
     guint32  kind;       /* the caller's: what record is */
-    gpointer record;
+    meter_frame_record_t record;
 } frame_record_t;
 
 static guint pref_stall_s = 10;
@@ -118,18 +118,19 @@ static GArray *chunk_for(const meter_session_t *s, guint32 num)
     return s->frames->len ? (GArray *)g_ptr_array_index(s->frames, lo ? lo - 1 : 0) : NULL;
 }
 
-gpointer meter_session_frame(const meter_session_t *s, guint32 num, guint32 *kind)
+gboolean meter_session_frame(const meter_session_t *s, guint32 num, guint32 *kind, meter_frame_record_t *record)
 {
     GArray *chunk = chunk_for(s, num);
     guint i = chunk ? slot_in(chunk, num) : 0;
 
     if (!chunk || i >= chunk->len || g_array_index(chunk, frame_record_t, i).num != num)
-        return NULL;
+        return FALSE;
     *kind = g_array_index(chunk, frame_record_t, i).kind;
-    return g_array_index(chunk, frame_record_t, i).record;
+    *record = g_array_index(chunk, frame_record_t, i).record;
+    return TRUE;
 }
 
-void meter_session_set_frame(meter_session_t *s, guint32 num, guint32 kind, gpointer record)
+void meter_session_set_frame(meter_session_t *s, guint32 num, guint32 kind, meter_frame_record_t record)
 {
     frame_record_t r = { num, kind, record };
     GArray *last = s->frames->len ? (GArray *)g_ptr_array_index(s->frames, s->frames->len - 1) : NULL;

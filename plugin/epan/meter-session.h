@@ -29,9 +29,16 @@ double           meter_session_stall_seconds(const meter_session_t *s);
 /* Every transfer's numbers, as of the frames read so far (cheap when nothing changed). */
 void             meter_session_finalize(meter_session_t *s);
 
-/* The hook's record of a frame (NULL: none; most frames have none), and
- * what kind of record it is, as the hook said. */
-gpointer         meter_session_frame(const meter_session_t *s, guint32 num, guint32 *kind);
-void             meter_session_set_frame(meter_session_t *s, guint32 num, guint32 kind, gpointer record);
+/* The hook's record of a frame: a pointer, or a value that needs no
+ * allocation; its kind, as the hook said, tells which. */
+typedef union {
+    gpointer ptr;
+    guint64  value;
+} meter_frame_record_t;
+/* FALSE: the frame has none (most frames have none). */
+gboolean         meter_session_frame(const meter_session_t *s, guint32 num, guint32 *kind,
+                                     meter_frame_record_t *record);
+void             meter_session_set_frame(meter_session_t *s, guint32 num, guint32 kind,
+                                         meter_frame_record_t record);
 
 #endif

@@ -102,7 +102,7 @@ static void show_same_transmission(proto_tree *root, proto_tree *where, tvbuff_t
     proto_item_append_text(pi, " (not a CoAP retransmission, whatever CoAP says: %s)", what);
 }
 
-void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ota_frame_t *f)
+void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ota_link_view_t *f)
 {
     proto_item *ti;
     proto_tree *ft;
@@ -117,13 +117,15 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
     ft = proto_item_add_subtree(ti, ett_frag);
     if (f->mac_retry) {
         gen_bool(ft, hf_frag_mac_retry, tvb, TRUE);
-        gen_uint(ft, hf_frag_first_tx, tvb, f->first_tx_frame);
+        if (f->first_tx_frame)
+            gen_uint(ft, hf_frag_first_tx, tvb, f->first_tx_frame);
         expert_add_info(pinfo, ti, &ei_frag_mac_retry);
         show_same_transmission(tree, ft, tvb, f->first_tx_frame, "a MAC retry of the same 802.15.4 frame");
     }
     if (f->sniffer_dup) {
         gen_bool(ft, hf_frag_sniffer_dup, tvb, TRUE);
-        gen_uint(ft, hf_frag_first_tx, tvb, f->first_tx_frame);
+        if (f->first_tx_frame)
+            gen_uint(ft, hf_frag_first_tx, tvb, f->first_tx_frame);
         show_same_transmission(tree, ft, tvb, f->first_tx_frame, "the same frame captured twice");
     }
     if (f->ack_frame)

@@ -9,7 +9,7 @@
 
 void proto_register_meter_ota(void);
 /* Frame-level items (MAC retries, fragments, acknowledgements). */
-void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ota_frame_t *f);
+void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ota_link_view_t *f);
 /* Message-level items under the Meter subtree of one CoAP message; a
  * silence longer than stall_s before it is a stall. */
 void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root, proto_tree *tree,

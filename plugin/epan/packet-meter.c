@@ -80,12 +80,11 @@ typedef struct {
 #define MAX_MSGS_PER_FRAME 16
 
 /* A frame's record, only for frames with something for later passes: a
- * CoAP message, or a link record the tracker keeps (a datagram copy's). A
- * frame with only the latter (a FRAGN, a MAC retry) is indexed by the link
- * record itself. */
+ * CoAP message, or a link note (a datagram copy's frame). A frame with only
+ * the latter (a FRAGN, a MAC retry) is indexed by the note itself. */
 enum { FRAME_MSGS = 1, FRAME_LINK_ONLY = 2 };
 typedef struct {
-    ota_frame_t *link;        /* link-layer and fragment accounting */
+    ota_link_note_t link;     /* link-layer and fragment accounting (0: none) */
     guint n;
     msg_result_t msg[];       /* n of them */
 } frame_msgs_t;
@@ -331,11 +330,11 @@ static ota_image_hints_t image_hints(ota_track_t *tracker, packet_info *pinfo, c
  * carries, so that a filter on meter.frag.* selects transfers too. Taps run
  * on every pass (tshark -2 and the GUI's retap call them on later passes
  * only, when every copy is attributed). The list is 0-terminated. */
-static void queue_transfers(packet_info *pinfo, const ota_frame_t *link, const msg_result_t *msg, guint n)
+static void queue_transfers(packet_info *pinfo, const ota_link_view_t *link, const msg_result_t *msg, guint n)
 {
     if (!meter_stats_wanted())
         return;
-    guint32 link_transfer = link ? ota_track_frame_transfer(link) : 0;
+    guint32 link_transfer = link ? ota_link_view_transfer(link) : 0;
     if (!n && !link_transfer)
         return;     /* a frame of no transfer */
     guint32 *ids = wmem_alloc0_array(pinfo->pool, guint32, MAX_MSGS_PER_FRAME + 2);
@@ -351,6 +350,23 @@ static void queue_transfers(packet_info *pinfo, const ota_frame_t *link, const m
         ids[k++] = link_transfer;
     if (k)
         meter_stats_queue(pinfo, ids);
+}
+
+/* An ACK came for a frame read before: its note says so from now on. */
+static void note_ack(meter_session_t *session, guint32 acked, guint32 ack_frame)
+{
+    guint32 kind = 0;
+    meter_frame_record_t record;
+
+    if (!meter_session_frame(session, acked, &kind, &record))
+        return;
+    if (kind == FRAME_LINK_ONLY) {
+        record.value = ota_link_note_acked(record.value, acked, ack_frame);
+        meter_session_set_frame(session, acked, kind, record);
+    } else if (kind == FRAME_MSGS) {
+        frame_msgs_t *fm = (frame_msgs_t *)record.ptr;
+        fm->link = ota_link_note_acked(fm->link, acked, ack_frame);
+    }
 }
 
 /* First pass: the frame's link facts and the CoAP messages CoAP handed on;
@@ -389,21 +405,26 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
         dissect_message(session, pinfo, tree, ds_tvb, r);
     }
     meter_time_show(tvb, pinfo, tree, meter_session_clock(session));
-    if (link)
-        meter_ota_show_frame(tvb, pinfo, tree, link);
-    queue_transfers(pinfo, link, msg, n);
-    if (link && !ota_track_frame_keep(tracker, link))
-        link = NULL;
+    ota_link_view_t view;
+    if (link) {
+        ota_track_frame_view(link, &view);
+        meter_ota_show_frame(tvb, pinfo, tree, &view);
+    }
+    queue_transfers(pinfo, link ? &view : NULL, msg, n);
+    guint32 acked = link ? ota_track_frame_acked(link) : 0;
+    ota_link_note_t note = link ? ota_track_frame_done(tracker, link) : 0;
+    if (acked)
+        note_ack(session, acked, pinfo->num);
     if (!n) {
-        if (link)
-            meter_session_set_frame(session, pinfo->num, FRAME_LINK_ONLY, link);
+        if (note)
+            meter_session_set_frame(session, pinfo->num, FRAME_LINK_ONLY, (meter_frame_record_t){ .value = note });
         return;
     }
     frame_msgs_t *fm = (frame_msgs_t *)wmem_alloc(wmem_file_scope(), sizeof(frame_msgs_t) + n * sizeof(msg_result_t));
-    fm->link = link;
+    fm->link = note;
     fm->n = n;
     memcpy(fm->msg, msg, n * sizeof(msg_result_t));
-    meter_session_set_frame(session, pinfo->num, FRAME_MSGS, fm);
+    meter_session_set_frame(session, pinfo->num, FRAME_MSGS, (meter_frame_record_t){ .ptr = fm });
 }
 
 static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -419,17 +440,24 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     meter_session_finalize(session);
     meter_time_show(tvb, pinfo, tree, meter_session_clock(session));
     guint32 kind = 0;
-    gpointer record = meter_session_frame(session, pinfo->num, &kind);
-    if (record && kind == FRAME_LINK_ONLY) {
-        queue_transfers(pinfo, (ota_frame_t *)record, NULL, 0);
-        meter_ota_show_frame(tvb, pinfo, tree, (ota_frame_t *)record);
-    }
-    if (!record || kind != FRAME_MSGS)
+    meter_frame_record_t record;
+    if (!meter_session_frame(session, pinfo->num, &kind, &record))
         return tvb_captured_length(tvb);
-    frame_msgs_t *fm = (frame_msgs_t *)record;
-    queue_transfers(pinfo, fm->link, fm->msg, fm->n);
+    ota_track_t *tracker = meter_session_tracker(session);
+    ota_link_view_t view;
+    if (kind == FRAME_LINK_ONLY) {
+        ota_track_note_view(tracker, pinfo->num, record.value, &view);
+        queue_transfers(pinfo, &view, NULL, 0);
+        meter_ota_show_frame(tvb, pinfo, tree, &view);
+    }
+    if (kind != FRAME_MSGS)
+        return tvb_captured_length(tvb);
+    frame_msgs_t *fm = (frame_msgs_t *)record.ptr;
     if (fm->link)
-        meter_ota_show_frame(tvb, pinfo, tree, fm->link);
+        ota_track_note_view(tracker, pinfo->num, fm->link, &view);
+    queue_transfers(pinfo, fm->link ? &view : NULL, fm->msg, fm->n);
+    if (fm->link)
+        meter_ota_show_frame(tvb, pinfo, tree, &view);
     for (guint i = 0; i < fm->n; i++) {
         tvbuff_t *ds = data_source_at(pinfo, fm->msg[i].ds_index, fm->msg[i].ds_length);
         if (ds)

@@ -258,35 +258,57 @@ static void test_records_let_go(void)
         ota_frame_t *poll = data_frame(&fx, us, child, R_LINK, seq);
         guint32 poll_frame = poll->frame;
         g_hash_table_add(distinct, poll);
-        g_assert_false(ota_track_frame_keep(fx.t, poll));
+        g_assert_cmpuint(ota_track_frame_done(fx.t, poll), ==, 0);
         if (i % 10 == 0) {
             /* Its MAC retry: the first transmission is still known. */
             ota_frame_t *retry = data_frame(&fx, us + 2 * MS, child, R_LINK, seq);
             g_assert_true(retry->mac_retry);
             g_assert_cmpuint(retry->first_tx_frame, ==, poll_frame);
             g_hash_table_add(distinct, retry);
-            g_assert_false(ota_track_frame_keep(fx.t, retry));
+            g_assert_cmpuint(ota_track_frame_done(fx.t, retry), ==, 0);
         }
         ota_frame_t *ack = ack_frame(&fx, us + 3 * MS, seq);
         g_assert_cmpuint(ack->acked_frame, ==, i % 10 == 0 ? poll_frame + 1 : poll_frame);
         g_hash_table_add(distinct, ack);
-        g_assert_false(ota_track_frame_keep(fx.t, ack));
+        g_assert_cmpuint(ota_track_frame_done(fx.t, ack), ==, 0);
     }
     /* Held at most: one last frame per sender, the ACK waits, the frame being read. */
     g_assert_cmpuint(g_hash_table_size(distinct), <=, 3 + 256 + 2);
     g_hash_table_destroy(distinct);
 
-    /* A frame of a datagram copy stays, with what the display reads. */
+    /* A frame of a datagram copy leaves a note with what the display reads,
+     * its retry one that points back to it, their ACK updates the retry's;
+     * all of it stays true once the records are reused. */
     meter_coap_t m = req_b2(&fx, 7, 0, 2);
     ota_frame_t *f = data_frame(&fx, us, M_LINK, R_LINK, 200);
     lowpan_view_t lv = lv_whole(&m);
     ota_track_lowpan(fx.t, f, &lv);
-    g_assert_true(ota_track_frame_keep(fx.t, f));
     guint32 frame = f->frame;
+    const ota_copy_t *copy = f->copy;
+    ota_link_note_t note = ota_track_frame_done(fx.t, f);
+    g_assert_cmpuint(note, !=, 0);
+    ota_frame_t *again = data_frame(&fx, us + 2 * MS, M_LINK, R_LINK, 200);
+    ota_track_lowpan(fx.t, again, &lv);
+    guint32 retry_frame = again->frame;
+    ota_link_note_t retry_note = ota_track_frame_done(fx.t, again);
+    ota_frame_t *ack = ack_frame(&fx, us + 3 * MS, 200);
+    g_assert_cmpuint(ota_track_frame_acked(ack), ==, retry_frame);
+    retry_note = ota_link_note_acked(retry_note, retry_frame, ack->frame);
+    guint32 ack_num = ack->frame;
+    ota_track_frame_done(fx.t, ack);
     for (guint i = 0; i < 600; i++)
-        g_assert_false(ota_track_frame_keep(fx.t, ack_frame(&fx, us + (i + 1) * SEC, (guint8)i)));
-    g_assert_cmpuint(f->frame, ==, frame);
-    g_assert_nonnull(f->copy);
+        g_assert_cmpuint(ota_track_frame_done(fx.t, ack_frame(&fx, us + (i + 1) * SEC, (guint8)i)), ==, 0);
+    ota_link_view_t v;
+    ota_track_note_view(fx.t, frame, note, &v);
+    g_assert_true(v.copy == copy);
+    g_assert_false(v.mac_retry || v.sniffer_dup);
+    g_assert_cmpuint(v.ack_frame, ==, 0);
+    ota_track_note_view(fx.t, retry_frame, retry_note, &v);
+    g_assert_true(v.copy == copy);
+    g_assert_true(v.mac_retry);
+    g_assert_cmpuint(v.first_tx_frame, ==, frame);
+    g_assert_cmpuint(v.ack_frame, ==, ack_num);
+    g_assert_cmpuint(v.frag_index, ==, 0);
     fx_done(&fx);
 }
 
