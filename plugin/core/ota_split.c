@@ -27,23 +27,28 @@ static int cmp_span_start(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* Spans (gint64 pairs, any order, may overlap) as sorted, disjoint runs. */
-GArray *ota_runs_from_spans(gint64 *spans, guint n)
+/* Spans (gint64 pairs, any order, may overlap) as sorted, disjoint runs,
+ * in place: a transfer's air spans are a million pairs on a long capture. */
+GArray *ota_runs_from_spans(GArray *spans)
 {
-    GArray *runs = g_array_new(FALSE, FALSE, 2 * sizeof(gint64));
+    guint n = spans->len, k = 0;
+    gint64 *at = (gint64 *)(void *)spans->data;
 
     if (n)
-        qsort(spans, n, 2 * sizeof(gint64), cmp_span_start);
+        qsort(at, n, 2 * sizeof(gint64), cmp_span_start);
     for (guint i = 0; i < n; i++) {
-        gint64 *last = runs->len ? &g_array_index(runs, gint64, 2 * (runs->len - 1)) : NULL;
-        if (spans[2 * i + 1] <= spans[2 * i])
+        if (at[2 * i + 1] <= at[2 * i])
             continue;
-        if (last && spans[2 * i] <= last[1])
-            last[1] = MAX(last[1], spans[2 * i + 1]);
-        else
-            g_array_append_vals(runs, &spans[2 * i], 1);
+        if (k && at[2 * i] <= at[2 * k - 1]) {
+            at[2 * k - 1] = MAX(at[2 * k - 1], at[2 * i + 1]);
+        } else {
+            at[2 * k] = at[2 * i];
+            at[2 * k + 1] = at[2 * i + 1];
+            k++;
+        }
     }
-    return runs;
+    g_array_set_size(spans, k);
+    return spans;
 }
 
 /* Where two sets of runs overlap, as runs. */

@@ -21,9 +21,9 @@ typedef struct {
 /* Adds a mark to a GArray of ota_split_mark_t; a later mark wins over the
  * marks already made after it. */
 void    ota_split_mark(GArray *marks, gint64 at, int what);
-/* Spans (gint64 pairs, any order, may overlap; sorted in place) as sorted,
- * disjoint runs. */
-GArray *ota_runs_from_spans(gint64 *spans, guint n);
+/* Spans (a GArray of gint64 pairs, any order, may overlap) as sorted,
+ * disjoint runs, in place: returns spans. */
+GArray *ota_runs_from_spans(GArray *spans);
 /* Microseconds of [from, to] the runs cover. */
 gint64  ota_runs_cover(const GArray *runs, gint64 from, gint64 to);
 /* Splits [start, end] by the marks into s's time_* parts: the air runs out

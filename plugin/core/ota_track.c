@@ -11,6 +11,7 @@
 #include "ota_track.h"
 #include "coap_exchange.h"
 #include "ota_split.h"
+#include "chunk_array.h"
 
 #define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
 /* IEEE 802.15.4-2015, O-QPSK 2.4 GHz: the receiver turns around in
@@ -51,11 +52,11 @@ struct ota_track {
     wmem_map_t   *pending_by_mid;  /* mid -> wmem_list of the copies not tied to a message yet */
     coap_exchanges_t *exchanges;   /* which request each message belongs to */
     wmem_map_t   *msgs_by_mid;     /* mid -> ota_msg_list_t, in the order they began */
-    wmem_array_t *copy_list;       /* every ota_copy_t* */
+    chunk_array_t *copy_list;      /* every ota_copy_t*, by id - 1 */
     wmem_array_t *xfer_list;       /* ota_transfer_t* in id order */
     wmem_map_t   *xfers;           /* id -> ota_transfer_t* */
     guint32       next_copy_id;
-    wmem_array_t *air;             /* ota_air_t, every frame of a copy and its ACKs */
+    chunk_array_t *air;            /* ota_air_t, every frame of a copy and its ACKs */
     wmem_map_t   *polls;           /* ota_addr_t -> wmem_array of ota_poll_t: a sleepy node's Data Requests */
     gboolean      acks_seen;
     ota_time_base_t time_base;
@@ -99,7 +100,12 @@ static void note_air(ota_track_t *t, ota_copy_t *c, gint64 end_us, guint32 dur_u
     ota_air_t a = { end_us, c->id - 1, dur_us };
 
     if (dur_us)
-        wmem_array_append_one(t->air, a);
+        *(ota_air_t *)chunk_array_append(t->air) = a;
+}
+
+static ota_copy_t *copy_at(const ota_track_t *t, guint32 i)
+{
+    return *(ota_copy_t **)chunk_array_index(t->copy_list, i);
 }
 
 static guint64 *key64(wmem_allocator_t *s, guint64 v)
@@ -133,10 +139,10 @@ ota_track_t *ota_track_new(wmem_allocator_t *scope)
     t->pending_by_mid = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     t->exchanges = coap_exchanges_new(scope);
     t->msgs_by_mid = wmem_map_new(scope, g_direct_hash, g_direct_equal);
-    t->copy_list = wmem_array_new(scope, sizeof(ota_copy_t *));
+    t->copy_list = chunk_array_new(scope, sizeof(ota_copy_t *));
     t->xfer_list = wmem_array_new(scope, sizeof(ota_transfer_t *));
     t->xfers = wmem_map_new(scope, g_direct_hash, g_direct_equal);
-    t->air = wmem_array_new(scope, sizeof(ota_air_t));
+    t->air = chunk_array_new(scope, sizeof(ota_air_t));
     t->polls = wmem_map_new(scope, g_int64_hash, g_int64_equal);
     return t;
 }
@@ -318,9 +324,9 @@ void ota_track_note_view(const ota_track_t *t, guint32 frame, ota_link_note_t no
     guint32 on = (guint32)note & NOTE_DISTANCE_MAX;
 
     memset(v, 0, sizeof *v);
-    if (!id || id > wmem_array_get_count(t->copy_list))
+    if (!id || id > chunk_array_count(t->copy_list))
         return;
-    v->copy = *(ota_copy_t **)wmem_array_index(t->copy_list, id - 1);
+    v->copy = copy_at(t, id - 1);
     v->frag_index = (guint8)((note >> 26) & 0x3f);
     v->mac_retry = (note >> 25) & 1;
     v->sniffer_dup = (note >> 24) & 1;
@@ -488,7 +494,7 @@ static ota_copy_t *new_copy(ota_track_t *t, ota_frame_t *f, const lowpan_view_t 
     c->first_frame = f->frame;
     c->first_us = f->ts_us;
     c->first_start_us = f->ts_us - f->air_us;
-    wmem_array_append_one(t->copy_list, c);
+    *(ota_copy_t **)chunk_array_append(t->copy_list) = c;
     if (key)
         wmem_map_insert(t->copies, key, c);
     return c;
@@ -668,6 +674,7 @@ static ota_transfer_t *get_transfer(ota_track_t *t, const coap_exchange_t *ex, c
     x->silences = wmem_array_new(t->scope, 2 * sizeof(gint64));
     wmem_map_insert(t->xfers, GUINT_TO_POINTER(x->id), x);
     /* Keep the list in id order (ids grow, so appending keeps it sorted). */
+    x->slot = wmem_array_get_count(t->xfer_list);
     wmem_array_append_one(t->xfer_list, x);
     return x;
 }
@@ -1082,23 +1089,6 @@ static guint answers_before(const ota_msg_t *req, gint64 t)
 
 /* ---- where the time went (ota_split.c) ---- */
 
-/* The union of the frames' air intervals (air: indices in t->air); frames
- * of two hops may overlap. */
-static GArray *air_runs(const ota_track_t *t, wmem_array_t *air)
-{
-    guint na = air ? wmem_array_get_count(air) : 0;
-    gint64 *spans = g_new(gint64, 2 * (gsize)na + 1);
-
-    for (guint i = 0; i < na; i++) {
-        const ota_air_t *a = (const ota_air_t *)wmem_array_index(t->air, *(guint32 *)wmem_array_index(air, i));
-        spans[2 * i] = a->end_us - a->dur_us;
-        spans[2 * i + 1] = a->end_us;
-    }
-    GArray *runs = ota_runs_from_spans(spans, na);
-    g_free(spans);
-    return runs;
-}
-
 static void count_stalls(meter_transfer_record_t *s, const ota_transfer_t *x, double stall_s, gint64 end)
 {
     for (guint i = 0; i < wmem_array_get_count(x->silences); i++) {
@@ -1179,7 +1169,9 @@ static void estimate_eta(meter_transfer_record_t *s, wmem_array_t *taken_us)
     s->eta_high_s = s->eta_s + half;
 }
 
-static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_array_t *air, wmem_array_t *polls,
+/* air_spans: its frames' times on the air (gint64 pairs; frames of two
+ * hops may overlap), made its runs here. */
+static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *air_spans, wmem_array_t *polls,
                               double stall_s)
 {
     meter_transfer_record_t *s = &x->rec;
@@ -1190,7 +1182,10 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
     wmem_array_t *taken = wmem_array_new(tmp, sizeof(gint64));
     wmem_map_t *taken_at = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     guint np = polls ? wmem_array_get_count(polls) : 0;
-    GArray *poll_runs = ota_runs_from_spans(np ? (gint64 *)wmem_array_get_raw(polls) : NULL, np);
+    GArray *poll_runs = g_array_sized_new(FALSE, FALSE, 2 * sizeof(gint64), np);
+    if (np)
+        g_array_append_vals(poll_runs, wmem_array_get_raw(polls), np);
+    ota_runs_from_spans(poll_runs);
     wmem_map_t *offsets = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *requested = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     GArray *marks = g_array_new(FALSE, FALSE, sizeof(ota_split_mark_t));
@@ -1316,9 +1311,8 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, wmem_arra
     if (s->first_request_us >= 0 && end > s->first_request_us) {
         gint64 median_turn = s->turnaround_median_s >= 0 ? (gint64)(s->turnaround_median_s * 1e6 + 0.5) : 0;
         gint64 unseen_after = strcmp(s->vantage, "gateway") == 0 ? median_turn + COAP_ACK_TIMEOUT_US : -1;
-        GArray *runs = air_runs(t, air);
+        GArray *runs = ota_runs_from_spans(air_spans);
         ota_split_time(s, marks, runs, poll_runs, s->first_request_us, end, median_turn, unseen_after);
-        g_array_free(runs, TRUE);
         count_stalls(s, x, stall_s, end);
     }
     estimate_eta(s, taken);
@@ -1526,19 +1520,38 @@ static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, gint64 wait
     return TRUE;
 }
 
+/* Where a transfer's frames lie in the air log. */
+typedef struct {
+    guint32 first, last, n;
+} air_range_t;
+
+/* A transfer's frames on the air as spans (gint64 pairs). */
+static GArray *transfer_air_spans(const ota_track_t *t, const ota_transfer_t *x, const air_range_t *r)
+{
+    GArray *spans = g_array_sized_new(FALSE, FALSE, 2 * sizeof(gint64), r->n);
+
+    for (guint32 i = r->first; r->n && i <= r->last; i++) {
+        const ota_air_t *a = (const ota_air_t *)chunk_array_index(t->air, i);
+        const ota_copy_t *c = copy_at(t, a->copy_index);
+        gint64 span[2] = { a->end_us - a->dur_us, a->end_us };
+        if (c->msg && c->msg->xfer == x)
+            g_array_append_vals(spans, span, 1);
+    }
+    return spans;
+}
+
 void ota_track_finalize(ota_track_t *t, double stall_s)
 {
     if (!t->dirty && stall_s == t->finalized_stall_s)
         return;
     wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_BLOCK);
-    wmem_map_t *air_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *polls_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *frag1_by_xfer = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++)
         record_start(t, *(ota_transfer_t **)wmem_array_index(t->xfer_list, i));
     /* Datagram copies, each tied to its message's transfer. */
-    for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
-        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
+    for (guint i = 0; i < chunk_array_count(t->copy_list); i++) {
+        ota_copy_t *c = copy_at(t, i);
         /* A guess of an earlier finalize may have been made before the
          * message it belongs to was seen: guess again. */
         if (c->msg_is_guess)
@@ -1609,16 +1622,16 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         for (guint k = 0; k < wmem_array_get_count(x->msgs); k++)
             (*(ota_msg_t **)wmem_array_index(x->msgs, k))->copies = NULL;
     }
-    for (guint i = wmem_array_get_count(t->copy_list); i-- > 0;) {
-        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
+    for (guint i = chunk_array_count(t->copy_list); i-- > 0;) {
+        ota_copy_t *c = copy_at(t, i);
         if (c->msg) {
             c->next_of_msg = c->msg->copies;
             c->msg->copies = c;
         }
     }
     /* Poll waits, once every copy has its message. */
-    for (guint i = 0; i < wmem_array_get_count(t->copy_list); i++) {
-        ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, i);
+    for (guint i = 0; i < chunk_array_count(t->copy_list); i++) {
+        ota_copy_t *c = copy_at(t, i);
         gint64 wait[2];
         double uncertain;
         if (!c->msg || !poll_wait(t, c, wait, &uncertain))
@@ -1627,12 +1640,20 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         if (wait[0] < wait[1])
             append_to(tmp, polls_by_xfer, c->msg->xfer, &wait);
     }
-    /* Each transfer's frames on the air, through the copies they carried. */
-    for (guint32 i = 0; i < wmem_array_get_count(t->air); i++) {
-        const ota_air_t *a = (const ota_air_t *)wmem_array_index(t->air, i);
-        const ota_copy_t *c = *(ota_copy_t **)wmem_array_index(t->copy_list, a->copy_index);
-        if (c->msg)
-            append_to(tmp, air_by_xfer, c->msg->xfer, &i);
+    /* Each transfer's frames on the air, through the copies they carried:
+     * where in the log they lie and how many there are, so that only one
+     * transfer's spans exist at a time, each in just its room. */
+    guint nx = wmem_array_get_count(t->xfer_list);
+    air_range_t *air_at = g_new0(air_range_t, nx + 1);
+    for (guint32 i = 0; i < chunk_array_count(t->air); i++) {
+        const ota_air_t *a = (const ota_air_t *)chunk_array_index(t->air, i);
+        const ota_copy_t *c = copy_at(t, a->copy_index);
+        if (!c->msg)
+            continue;
+        air_range_t *r = &air_at[c->msg->xfer->slot];
+        if (!r->n++)
+            r->first = i;
+        r->last = i;
     }
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
         ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
@@ -1642,11 +1663,13 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
             if (o->is_request)
                 mark_spurious(t, o, late_delay);
         }
-        finalize_transfer(t, x, (wmem_array_t *)wmem_map_lookup(air_by_xfer, x),
-                          (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), stall_s);
+        GArray *air_spans = transfer_air_spans(t, x, &air_at[i]);
+        finalize_transfer(t, x, air_spans, (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), stall_s);
+        g_array_free(air_spans, TRUE);
         wmem_array_t *d1 = (wmem_array_t *)wmem_map_lookup(frag1_by_xfer, x);
         x->rec.frag1_block_bytes = d1 ? floor(quantile_s(d1, 0.5) * 1e6 + 0.5) : -1;
     }
+    g_free(air_at);
     wmem_destroy_allocator(tmp);
     t->dirty = FALSE;
     t->finalized_stall_s = stall_s;

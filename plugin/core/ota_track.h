@@ -209,6 +209,7 @@ typedef struct {
 
 struct ota_transfer {
     guint32    id;
+    guint32    slot;              /* its place in the tracker's list of transfers */
     const char *meter, *gateway, *path;
     gboolean   upload;            /* Block1 */
     gboolean   on_radio;          /* its messages came in IEEE 802.15.4 frames */
