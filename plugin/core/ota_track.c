@@ -47,7 +47,8 @@ struct ota_track {
     wmem_map_t   *last_by_src;     /* ota_addr_t -> ota_frame_t**: last acked-kind frame */
     ota_frame_t  *awaiting_ack[256];
     ota_frame_t  *spare_frames;    /* records no one holds, for reuse (chained by copy) */
-    wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* */
+    wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* (stale ones go) */
+    guint32       keys_since_sweep, keys_after_sweep;
     wmem_map_t   *copies_by_mid;   /* mid -> ota_copy_list_t, in the order they began */
     wmem_map_t   *pending_by_mid;  /* mid -> wmem_list of the copies not tied to a message yet */
     coap_exchanges_t *exchanges;   /* which request each message belongs to */
@@ -500,6 +501,42 @@ static ota_copy_t *new_copy(ota_track_t *t, ota_frame_t *f, const lowpan_view_t 
     return c;
 }
 
+/* A datagram's key stays in t->copies only while a fragment could still
+ * join its copy: a copy silent for longer than COPY_REUSE_US takes none
+ * (a later fragment starts a new copy), so its key goes, lest a long
+ * capture keep one per datagram. Swept when the map has doubled since the
+ * last sweep; the margin covers stamps that step back a little. */
+#define STALE_MARGIN_US G_GINT64_CONSTANT(1000000)
+
+typedef struct {
+    gint64 now_us;
+    GPtrArray *stale;
+} stale_sweep_t;
+
+static void note_stale(gpointer key, gpointer value, gpointer user_data)
+{
+    stale_sweep_t *sw = (stale_sweep_t *)user_data;
+    const ota_copy_t *c = (const ota_copy_t *)value;
+
+    if (sw->now_us - c->last_us > COPY_REUSE_US + STALE_MARGIN_US)
+        g_ptr_array_add(sw->stale, key);
+}
+
+static void forget_stale_copies(ota_track_t *t, gint64 now_us)
+{
+    if (++t->keys_since_sweep < MAX(4096u, t->keys_after_sweep))
+        return;
+    stale_sweep_t sw = { now_us, g_ptr_array_new() };
+    wmem_map_foreach(t->copies, note_stale, &sw);
+    for (guint i = 0; i < sw.stale->len; i++) {
+        wmem_map_remove(t->copies, g_ptr_array_index(sw.stale, i));
+        wmem_free(t->scope, g_ptr_array_index(sw.stale, i));
+    }
+    g_ptr_array_free(sw.stale, TRUE);
+    t->keys_since_sweep = 0;
+    t->keys_after_sweep = wmem_map_size(t->copies);
+}
+
 void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
 {
     ota_copy_t *c = NULL;
@@ -528,8 +565,16 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         if (c && ((c->complete && lv->first) || f->ts_us - c->last_us > COPY_REUSE_US))
             c = NULL;
         if (!c) {
-            key = wmem_new(t->scope, copy_key_t);
-            *key = probe;
+            const void *kept = NULL;
+            void *old = NULL;
+            /* A new datagram under a key in use keeps the key. */
+            if (wmem_map_lookup_extended(t->copies, &probe, &kept, &old)) {
+                key = (copy_key_t *)kept;
+            } else {
+                key = wmem_new(t->scope, copy_key_t);
+                *key = probe;
+                forget_stale_copies(t, f->ts_us);
+            }
             c = new_copy(t, f, lv, key);
         }
     } else {
