@@ -198,9 +198,13 @@ static char *check_options(ms_format_t *fmt)
 
 static void add_prefs(ms_tshark_t *t)
 {
-    /* The report needs the statistics, not CoAP's display (first, so that
-     * a -O of the user's comes later and wins). */
+    /* The report needs the statistics, not CoAP's display, and unless a
+     * display filter makes tshark read the capture twice, no frame records
+     * for a later pass (first, so that a -O of the user's comes later and
+     * wins). */
     g_ptr_array_add(t->prefs, g_strdup("meter.coap_decode:FALSE"));
+    if (!opt_filter)
+        g_ptr_array_add(t->prefs, g_strdup("meter.frame_records:FALSE"));
     for (guint i = 0; opt_prefs && opt_prefs[i]; i++)
         g_ptr_array_add(t->prefs, g_strdup(opt_prefs[i]));
     if (opt_key)

@@ -102,19 +102,17 @@ static const char *intern(coap_exchanges_t *e, const char *s)
     return kept;
 }
 
-/* A shallow copy of the endpoint's address, whose data is kept once. */
-static address intern_address(coap_exchanges_t *e, const char *endpoint, const address *a)
+/* The endpoint's address, kept once: an exchange a request points to it. */
+static const address *intern_address(coap_exchanges_t *e, const char *endpoint, const address *a)
 {
     address *kept = (address *)wmem_map_lookup(e->addresses, endpoint);
-    address r;
 
     if (!kept) {
         kept = wmem_new(e->scope, address);
         copy_address_wmem(e->scope, kept, a);
         wmem_map_insert(e->addresses, intern(e, endpoint), kept);
     }
-    copy_address_shallow(&r, kept);
-    return r;
+    return kept;
 }
 
 /* The pair's number; 0 for a pair not seen yet unless create. */

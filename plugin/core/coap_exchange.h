@@ -28,7 +28,7 @@ typedef struct {
     meter_coap_identity_t id;  /* with its MID, what tells it from another request */
     guint32 response_frame;    /* the first response to it (0: none yet) */
     guint32 transfer_id;       /* its block-wise transfer (0: none) */
-    address client, server;
+    const address *client, *server;   /* interned: kept once per endpoint */
     const char *client_key;    /* the endpoints as coap_endpoint_key() gives them */
     struct {                   /* the tracker's messages of this exchange, both ways */
         struct ota_msg **at;

@@ -587,7 +587,10 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         if (c->n_frags == OTA_MAX_FRAGS)
             return;
         if (c->n_frags == c->cap_frags) {
-            c->cap_frags = c->cap_frags ? MIN(2 * c->cap_frags, OTA_MAX_FRAGS) : (lv->is_frag ? 4 : 1);
+            /* Most datagrams have two or three fragments: room for one
+             * more at a time until four, then doubling. */
+            c->cap_frags = !c->cap_frags ? (lv->is_frag ? 2 : 1)
+                           : c->cap_frags < 4 ? c->cap_frags + 1 : MIN(2 * c->cap_frags, OTA_MAX_FRAGS);
             c->frags = wmem_realloc(t->scope, c->frags, c->cap_frags * sizeof(ota_frag_t));
         }
         memset(&c->frags[i], 0, sizeof(ota_frag_t));
@@ -705,8 +708,8 @@ static ota_transfer_t *get_transfer(ota_track_t *t, const coap_exchange_t *ex, c
         return x;
     x = wmem_new0(t->scope, ota_transfer_t);
     x->id = ex->transfer_id;
-    x->meter = address_to_str(t->scope, &ex->client);
-    x->gateway = address_to_str(t->scope, &ex->server);
+    x->meter = address_to_str(t->scope, ex->client);
+    x->gateway = address_to_str(t->scope, ex->server);
     x->path = wmem_strdup(t->scope, m->path ? m->path : "");
     x->upload = m->block1.present && meter_coap_is_request(m);
     x->szx_first = x->szx = m->block1.present ? m->block1.szx : m->block2.szx;

@@ -54,6 +54,9 @@ static const char *pref_path_firmware = "firmware/";
  * run that only wants the statistics (the analyser), it spares stock CoAP's
  * block reassembly, whose cost grows with the square of the blocks. */
 static meter_pref_bool_t pref_coap_decode = TRUE;
+/* Later passes (the GUI, tshark -2) show frames from the records the first
+ * pass keeps; a one-pass run (the analyser's) reads none of them. */
+static meter_pref_bool_t pref_frame_records = TRUE;
 
 static const value_string resource_names[] = {
     { METER_RES_OTHER, "other" },
@@ -156,8 +159,8 @@ static meter_ctx_t decoder_context(packet_info *pinfo, const msg_result_t *r, co
     meter_ctx_t ctx = {
         .msg = m,
         .resource = (meter_resource_t)r->resource,
-        .meter = ex ? &ex->client : &pinfo->src,
-        .gateway = ex ? &ex->server : &pinfo->dst,
+        .meter = ex ? ex->client : &pinfo->src,
+        .gateway = ex ? ex->server : &pinfo->dst,
         .transfer_id = r->transfer_id,
         .request_frame = ex ? ex->frame : 0,
     };
@@ -319,7 +322,7 @@ static ota_image_hints_t image_hints(ota_track_t *tracker, packet_info *pinfo, c
     /* The lookup costs more than the rest of the message: once per transfer. */
     if (!h.image || !r->exchange || ota_track_size_known(tracker, r->transfer_id))
         return h;
-    fw = meter_cfg_firmware_for(&r->exchange->client, pinfo->num);
+    fw = meter_cfg_firmware_for(r->exchange->client, pinfo->num);
     if (fw && fw->has_size && fw->path && m->path && strcmp(fw->path, m->path) == 0)
         h.announced_size = fw->size;
     return h;
@@ -413,6 +416,8 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
     queue_transfers(pinfo, link ? &view : NULL, msg, n);
     guint32 acked = link ? ota_track_frame_acked(link) : 0;
     ota_link_note_t note = link ? ota_track_frame_done(tracker, link) : 0;
+    if (!pref_frame_records)
+        return;
     if (acked)
         note_ack(session, acked, pinfo->num);
     if (!n) {
@@ -490,6 +495,10 @@ void proto_register_meter(void)
         "Let stock CoAP decode the messages on UDP 5683 for display (off: the meter hook still "
         "follows them and the statistics are the same, in less time; the analyser turns it off)",
         &pref_coap_decode);
+    prefs_register_bool_preference(meter_module, "frame_records", "Keep frame records for later passes",
+        "Keep what each frame showed, for the GUI and tshark -2 (off: a one-pass tshark run, such as the "
+        "analyser's, needs less memory; later passes then show no Meter items and the statistics no "
+        "frames)", &pref_frame_records);
     prefs_register_string_preference(meter_module, "path.config", "Config path",
         "URI path of the configuration resource (no leading slash)", &pref_path_config);
     prefs_register_string_preference(meter_module, "path.history", "History path",

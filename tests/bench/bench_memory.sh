@@ -9,8 +9,9 @@
 # For each, the peak RSS (GNU time's %M) of:
 #   stock      tshark without the plugin printing one field per frame
 #              (`-T fields -e frame.number`): the baseline;
-#   analyser   tshark with the plugin as the analyser drives it
-#              (`-o meter.coap_decode:FALSE -q -z meter,ota,tsv`);
+#   analyser   tshark with the plugin as the analyser drives it (`-o
+#              meter.coap_decode:FALSE -o meter.frame_records:FALSE -q -z
+#              meter,ota,tsv`: one pass, no records for later passes);
 #   fields     tshark with the plugin, default preferences, printing the same
 #              field as the baseline (what a script gets);
 #   fields-nd  the same with the plugin's "Decode CoAP for display" off.
@@ -49,7 +50,7 @@ printf '%-10s %9s %10s %10s %10s %10s %9s %9s %9s\n' capture frames "stock kB" "
 for f in "$tmp"/sleepy-1m.pcap "$tmp"/busy-1m.pcap; do
     n=$(capinfos -c -M "$f" | awk -F: '/Number of packets/ { gsub(/ /, "", $2); print $2 }')
     s=$(peak "$tmp/without" "$f" -T fields -e frame.number)
-    a=$(peak "$tmp/with" "$f" -o meter.coap_decode:FALSE -q -z meter,ota,tsv)
+    a=$(peak "$tmp/with" "$f" -o meter.coap_decode:FALSE -o meter.frame_records:FALSE -q -z meter,ota,tsv)
     d=$(peak "$tmp/with" "$f" -T fields -e frame.number)
     nd=$(peak "$tmp/with" "$f" -o meter.coap_decode:FALSE -T fields -e frame.number)
     echo "$(basename "$f" .pcap) $n $s $a $d $nd"

@@ -81,7 +81,7 @@ static void test_piggybacked_and_separate(void)
     coap_exchange_t *ex = send(&fx, TRUE, &q, 0);
     g_assert_nonnull(ex);
     g_assert_cmpuint(ex->frame, ==, 1);
-    g_assert_true(addresses_equal(&ex->client, &fx.meter));
+    g_assert_true(addresses_equal(ex->client, &fx.meter));
     g_assert_cmpstr(ex->path, ==, "firmware/img");
     g_assert_cmpuint(ex->transfer_id, ==, 0);          /* no Block option: no transfer */
 
