@@ -300,9 +300,10 @@ static gboolean is_coap_port(guint16 port)
 /* The frame's 802.15.4 and 6LoWPAN facts, for retries, ACKs and fragments,
  * read from the captured bytes (and, for a secured frame, from the payload
  * the 802.15.4 dissector decrypted). */
-static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolean has_coap, gint64 now_us,
+static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gboolean has_coap, gint64 now_us,
                                gboolean time_held)
 {
+    ota_track_t *tracker = meter_session_tracker(session);
     tvbuff_t *frame = pinfo->data_src ? get_data_source_tvb((struct data_source *)pinfo->data_src->data) : NULL;
     gboolean has_fcs = FALSE;
     tvbuff_t *psdu = frame && pinfo->rec ? wpan_view_psdu(frame, pinfo->rec->rec_header.packet_header.pkt_encap,
@@ -335,6 +336,8 @@ static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolea
      * reads as 6LoWPAN counts as decrypted. */
     in.secured = wv.security && wv.frame_type == WPAN_FRAME_DATA;
     in.decrypted = in.secured && has_lowpan;
+    if (in.secured && !in.decrypted)
+        meter_session_note_undecrypted(session, wv.security_level, wv.key_id_mode);
     f = ota_track_frame(tracker, &in);
     if (has_lowpan)
         ota_track_lowpan(tracker, f, &lv);
@@ -397,7 +400,7 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
     ota_clock_status_t time_status;
     gint64 now_us = ota_clock_next(meter_session_clock(session), pinfo->num, pinfo->abs_ts.secs,
                                    pinfo->abs_ts.nsecs, &time_status);
-    ota_frame_t *link = track_link(tracker, pinfo, fs && fs->n_coap, now_us,
+    ota_frame_t *link = track_link(session, pinfo, fs && fs->n_coap, now_us,
                                    time_status == OTA_CLOCK_EARLIER || time_status == OTA_CLOCK_OUT_OF_RANGE);
 
     for (guint i = 0; fs && i < fs->n_coap && n < MAX_MSGS_PER_FRAME; i++) {
