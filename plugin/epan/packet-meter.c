@@ -297,6 +297,21 @@ static gboolean is_coap_port(guint16 port)
     return dissector_get_uint_handle(udp_port_table, port) == coap_hook_handle;
 }
 
+/* Whether stock 802.15.4 handed the frame's payload to a protocol: a
+ * secured payload it could not decrypt (no key, or the MIC failed with a
+ * wrong one) goes to "data", and garbage may still parse as 6LoWPAN here. */
+static int proto_wpan = -1, proto_data = -1;
+
+static gboolean wpan_payload_dissected(packet_info *pinfo)
+{
+    for (wmem_list_frame_t *l = wmem_list_head(pinfo->layers); l; l = wmem_list_frame_next(l))
+        if (GPOINTER_TO_INT(wmem_list_frame_data(l)) == proto_wpan) {
+            wmem_list_frame_t *next = wmem_list_frame_next(l);
+            return next && GPOINTER_TO_INT(wmem_list_frame_data(next)) != proto_data;
+        }
+    return FALSE;
+}
+
 /* The frame's 802.15.4 and 6LoWPAN facts, for retries, ACKs and fragments,
  * read from the captured bytes (and, for a secured frame, from the payload
  * the 802.15.4 dissector decrypted). */
@@ -332,10 +347,11 @@ static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gbo
     lowpan_view_t lv;
     gboolean has_lowpan = payload && lowpan_view_parse(payload, 0, (gint)tvb_captured_length(payload), is_coap_port, &lv);
     /* Secured data frames tell whether the key worked: the 802.15.4
-     * dissector hands on a payload even when the MIC fails, so only one that
-     * reads as 6LoWPAN counts as decrypted. */
+     * dissector hands on a payload even when the MIC fails, so one counts as
+     * decrypted when stock 802.15.4 passed it to a protocol (6LoWPAN, or
+     * Zigbee NWK for a Zigbee capture), not to "data". */
     in.secured = wv.security && wv.frame_type == WPAN_FRAME_DATA;
-    in.decrypted = in.secured && has_lowpan;
+    in.decrypted = in.secured && wpan_payload_dissected(pinfo);
     if (in.secured && !in.decrypted)
         meter_session_note_undecrypted(session, wv.security_level, wv.key_id_mode);
     f = ota_track_frame(tracker, &in);
@@ -538,5 +554,7 @@ void proto_reg_handoff_meter(void)
      * Decode As would list; other ports follow when a file is opened. */
     dissector_add_uint("udp.port", 5683, coap_hook_handle);
     udp_port_table = find_dissector_table("udp.port");
+    proto_wpan = proto_get_id_by_filter_name("wpan");
+    proto_data = proto_get_id_by_filter_name("data");
     proto_reg_handoff_meter_fw();
 }
