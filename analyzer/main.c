@@ -281,6 +281,34 @@ static void note_timestamps(const char *file, const ms_counts_t *c)
 }
 
 /* Reports what went wrong with each capture; returns the exit status. */
+/* The security suites of the frames that stayed encrypted, from the C
+ * record's bit sets: "ENC-MIC-32, key id mode 1". */
+static char *suites_seen(const ms_counts_t *c)
+{
+    static const char *const levels[8] = { "no security", "MIC-32", "MIC-64", "MIC-128", "ENC",
+                                           "ENC-MIC-32", "ENC-MIC-64", "ENC-MIC-128" };
+    GString *s = g_string_new("802.15.4 security ");
+
+    for (guint i = 0, n = 0; i < 8; i++)
+        if (c->undecrypted_levels & (1u << i))
+            g_string_append_printf(s, "%s%s", n++ ? "/" : "", levels[i]);
+    g_string_append(s, ", key id mode ");
+    for (guint i = 0, n = 0; i < 4; i++)
+        if (c->undecrypted_key_id_modes & (1u << i))
+            g_string_append_printf(s, "%s%u", n++ ? "/" : "", i);
+    return g_string_free(s, FALSE);
+}
+
+/* A capture with frames that stayed encrypted and no transfer: what to do.
+ * Only Thread's MAC security (key id mode 1) takes --key. */
+static const char *key_hint(const ms_counts_t *c)
+{
+    if (!(c->undecrypted_key_id_modes & (1u << 1)))
+        return "not Thread's MAC security (key id mode 1), so --key cannot decrypt it: give its key in "
+               "Wireshark's 802.15.4 key table (-O uat:ieee802154_keys:...)";
+    return opt_key ? "is --key the network key of this capture?" : "give the Thread network key with --key";
+}
+
 static int check_results(job_t *jobs, guint n)
 {
     int status = EXIT_REPORT;
@@ -302,15 +330,21 @@ static int check_results(job_t *jobs, guint n)
             error("%s: note: no response matched any request; if the meters' addresses are compressed "
                   "with a 6LoWPAN context, give its prefix with -O 6lowpan.contextN:PREFIX/64",
                   j->capture->file);
-        if (j->status != RUN_OK || !c->secured_frames)
+        if (j->status != RUN_OK)
             continue;
-        /* A wrong key may still give payloads (the MIC is not checked here):
-         * secured frames and no transfer is as telling. */
-        if (!j->capture->transfers->len) {
-            error("%s: %u secured frames (%u not decrypted) and no transfer found: %s", j->capture->file,
-                  c->secured_frames, c->undecrypted_frames,
-                  opt_key ? "is --key the network key of this capture?" : "give the Thread network key with --key");
+        /* No transfer is a finding; frames that stayed encrypted may have
+         * hidden them (a wrong key gives payloads that do not read as
+         * 6LoWPAN, so they count as not decrypted), which is an input error. */
+        if (!j->capture->transfers->len && c->undecrypted_frames) {
+            char *suites = suites_seen(c);
+            error("%s: %u of %u secured frames not decrypted (%s) and no transfer found: %s", j->capture->file,
+                  c->undecrypted_frames, c->secured_frames, suites, key_hint(c));
+            g_free(suites);
             status = MAX(status, EXIT_INPUT);
+        } else if (!j->capture->transfers->len) {
+            if (!opt_quiet)
+                error("%s: no block-wise transfer found%s", j->capture->file,
+                      opt_meter || opt_filter ? " that --meter and --display-filter keep" : "");
         } else if (c->undecrypted_frames && !opt_quiet) {
             error("%s: note: %u of %u secured frames could not be decrypted; transfers in them are missing",
                   j->capture->file, c->undecrypted_frames, c->secured_frames);

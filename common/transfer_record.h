@@ -122,6 +122,10 @@
     X(wpan_frames, U32, REQ, "802.15.4 frames") \
     X(secured_frames, U32, REQ, "secured 802.15.4 frames") \
     X(undecrypted_frames, U32, REQ, "of those, the ones not decrypted") \
+    X(undecrypted_levels, U32, REQ, \
+      "bit N set: a frame not decrypted had 802.15.4 security level N (added within version 2)") \
+    X(undecrypted_key_id_modes, U32, REQ, \
+      "bit N set: a frame not decrypted had key identifier mode N; Thread's MAC security is 1 (added within version 2)") \
     X(timestamps, STR, REQ, "what the stamps mark: `end`, `start`, `host` or `unknown`") \
     X(timestamp_pairs, U32, REQ, "frame-ACK pairs that tell start from end") \
     X(timestamp_pairs_fit, U32, REQ, "of those, the ones the mark fits") \

@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ota_frame_t *f = ota_track_frame(t, &in);
         lowpan_view_t lv;
         if (in.has_wpan && wv.frame_type == 1 && !wv.security &&
-            lowpan_view_parse(psdu, wv.payload_offset, wv.payload_end - wv.payload_offset, &lv))
+            lowpan_view_parse(psdu, wv.payload_offset, wv.payload_end - wv.payload_offset, NULL, &lv))
             ota_track_lowpan(t, f, &lv);
         tvb_free_chain(rec);
     }

@@ -19,7 +19,7 @@
 static char *opt_scenario, *opt_output, *opt_link, *opt_loss_model, *opt_token, *opt_key,
     *opt_szx_list, *opt_gw_szx0, *opt_timestamp;
 static gint64 opt_seed = -1, opt_start = -1;
-static int opt_szx = -1, opt_image_size = -1, opt_channel = -1;
+static int opt_szx = -1, opt_image_size = -1, opt_channel = -1, opt_coap_port = -1;
 static gboolean opt_quiet, opt_version, opt_no_szx7_payload;
 
 static gboolean parse_hex_key(const char *hex, guint8 out[16])
@@ -113,6 +113,8 @@ int main(int argc, char **argv)
         { "gw-proc-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.gw_proc_ms, "Gateway processing time", "MS" },
         { "separate-p", 0, 0, G_OPTION_ARG_DOUBLE, &p.separate_p, "Probability of a separate response", "P" },
         { "separate-delay-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.separate_delay_ms, "Delay of a separate response", "MS" },
+        { "coap-port", 0, 0, G_OPTION_ARG_INT, &opt_coap_port,
+          "UDP port of the meters' and the gateway's CoAP (default 5683)", "PORT" },
         { "ack-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &p.ack_timeout_s, "CoAP ACK_TIMEOUT (default 2)", "S" },
         { "ack-random-factor", 0, 0, G_OPTION_ARG_DOUBLE, &p.ack_random_factor, "CoAP ACK_RANDOM_FACTOR (default 1.5)", "F" },
         { "max-retransmit", 0, 0, G_OPTION_ARG_INT, &p.max_retransmit, "CoAP MAX_RETRANSMIT (default 4)", "N" },
@@ -182,6 +184,12 @@ int main(int argc, char **argv)
         if (opt_channel < 11 || opt_channel > 26)
             return fail("--channel must be 11..26");
         p.channel = (guint8)opt_channel;
+    }
+    if (opt_coap_port >= 0) {
+        /* 19788 is MLE's: its frames would read as CoAP. */
+        if (opt_coap_port < 1 || opt_coap_port > 65535 || opt_coap_port == 19788)
+            return fail("--coap-port must be 1..65535, not MLE's 19788");
+        p.coap_port = (guint16)opt_coap_port;
     }
     if (opt_timestamp) {
         if (strcmp(opt_timestamp, "end") == 0) p.stamp = STAMP_END;

@@ -49,6 +49,7 @@ void sim_params_defaults(sim_params_t *p)
     p->separate_p = 0;
     p->separate_delay_ms = 800;
 
+    p->coap_port = 5683;
     p->ack_timeout_s = 2.0;
     p->ack_random_factor = 1.5;
     p->max_retransmit = 4;

@@ -56,6 +56,7 @@ typedef struct {
     double   separate_delay_ms;
 
     /* CoAP (RFC 7252 4.8) */
+    guint16  coap_port;            /* UDP port of every CoAP endpoint (5683; 0xF0Bx is NHC-compressed) */
     double   ack_timeout_s, ack_random_factor;
     int      max_retransmit;
     int      max_rerequests;       /* new-MID re-requests of one block before pausing */

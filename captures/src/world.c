@@ -15,7 +15,6 @@
 #include "gateway_app.h"
 #include "truth.h"
 
-#define COAP_PORT 5683
 #define MLE_PORT  19788
 
 static const guint8 ON_MESH_PREFIX[8] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x01, 0x00, 0x00 };
@@ -171,12 +170,12 @@ static void originate(world_t *w, datagram_t *dg, const lowpan_ip6udp_t *ip)
     datagram_unref(dg);
 }
 
-static void fill_ip(lowpan_ip6udp_t *ip, const guint8 *src, const guint8 *dst)
+static void fill_ip(const world_t *w, lowpan_ip6udp_t *ip, const guint8 *src, const guint8 *dst)
 {
     memcpy(ip->src, src, 16);
     memcpy(ip->dst, dst, 16);
-    ip->src_port = COAP_PORT;
-    ip->dst_port = COAP_PORT;
+    ip->src_port = w->p.coap_port;
+    ip->dst_port = w->p.coap_port;
     ip->hop_limit = 64;
 }
 
@@ -188,7 +187,7 @@ void world_send_up(world_t *w, node_t *from, const app_msg_t *msg)
     dg->n_path = path_to_br(from, dg->path);
     dg->msg = *msg;
     dg->upstream = TRUE;
-    fill_ip(&ip, from->ipv6, w->gateway_ip6);
+    fill_ip(w, &ip, from->ipv6, w->gateway_ip6);
     originate(w, dg, &ip);
 }
 
@@ -204,7 +203,7 @@ static void br_originate_down(gpointer obj, gpointer arg)
     datagram_t *dg = arg;
     lowpan_ip6udp_t ip;
 
-    fill_ip(&ip, w->gateway_ip6, dg->path[dg->n_path - 1]->ipv6);
+    fill_ip(w, &ip, w->gateway_ip6, dg->path[dg->n_path - 1]->ipv6);
     originate(w, dg, &ip);
 }
 
@@ -221,7 +220,7 @@ void world_send_down(world_t *w, node_t *to, const app_msg_t *msg)
     dg->n_path = k;
     dg->msg = *msg;
     /* The gateway's own capture sees the datagram as it leaves. */
-    fill_ip(&ip, w->gateway_ip6, to->ipv6);
+    fill_ip(w, &ip, w->gateway_ip6, to->ipv6);
     pkt = lowpan_ipv6_udp_packet(&ip, msg->coap->data, msg->coap->len);
     capture_writer_ipv6(w->cap, w->p.start_epoch_us + world_now(w), pkt->data, pkt->len, FALSE);
     truth_gateway_sent(w->truth, dg, to->idx, world_now(w));

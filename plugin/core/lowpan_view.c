@@ -5,7 +5,7 @@
 #include "lowpan_view.h"
 #include "ws_compat.h"
 
-#define COAP_PORT 5683
+#define COAP_DEFAULT_PORT 5683
 
 static guint64 short_key(guint16 a) { return G_GUINT64_CONSTANT(0xffff0000) | a; }
 
@@ -25,9 +25,14 @@ static gint dst_len(guint m, guint dac, guint dam)
     return dac ? multi_ctx[dam] : multi[dam];
 }
 
+static gboolean is_coap(lowpan_coap_port_fn is_coap_port, guint16 port)
+{
+    return is_coap_port ? is_coap_port(port) : port == COAP_DEFAULT_PORT;
+}
+
 /* Skips IPHC and the UDP header; TRUE with pos at the UDP payload when the
- * datagram is UDP to or from the CoAP port. */
-static gboolean skip_to_coap(tvbuff_t *tvb, gint *pos, gint end)
+ * datagram is UDP to or from a CoAP port. */
+static gboolean skip_to_coap(tvbuff_t *tvb, gint *pos, gint end, lowpan_coap_port_fn is_coap_port)
 {
     gint p = *pos;
     guint8 b0, b1, nh;
@@ -104,13 +109,14 @@ static gboolean skip_to_coap(tvbuff_t *tvb, gint *pos, gint end)
         dport = tvb_get_ntohs(tvb, p + 2);
         p += 8;
     }
-    if (sport != COAP_PORT && dport != COAP_PORT)
+    if (!is_coap(is_coap_port, sport) && !is_coap(is_coap_port, dport))
         return FALSE;
     *pos = p;
     return TRUE;
 }
 
-gboolean lowpan_view_parse(tvbuff_t *tvb, gint offset, gint length, lowpan_view_t *out)
+gboolean lowpan_view_parse(tvbuff_t *tvb, gint offset, gint length, lowpan_coap_port_fn is_coap_port,
+                           lowpan_view_t *out)
 {
     gint pos = offset, end = offset + length;
     guint8 d;
@@ -156,7 +162,7 @@ gboolean lowpan_view_parse(tvbuff_t *tvb, gint offset, gint length, lowpan_view_
         if (!first)
             return TRUE;
     }
-    if (!skip_to_coap(tvb, &pos, end))
+    if (!skip_to_coap(tvb, &pos, end, is_coap_port))
         return TRUE;
     /* IPv6 (40) and UDP (8) headers, uncompressed, then the rest as is. */
     if (out->is_frag)

@@ -23,13 +23,19 @@ typedef struct {
     gint     data_offset, data_len;   /* the fragment's data within the tvb */
     guint16  frag1_span;              /* FRAG1: uncompressed bytes it carries (0: unknown) */
     /* From an unfragmented datagram or a FRAG1: the CoAP header, if UDP to
-     * or from port 5683 follows and enough bytes are there. */
+     * or from a CoAP port follows and enough bytes are there. */
     gboolean has_coap;
     guint8   coap_type, coap_code;
     guint16  coap_mid;
 } lowpan_view_t;
 
-/* tvb[offset, offset + length) is the 6LoWPAN part of an 802.15.4 payload. */
-gboolean lowpan_view_parse(tvbuff_t *tvb, gint offset, gint length, lowpan_view_t *out);
+/* Whether a UDP port carries CoAP: the ports Wireshark decodes as CoAP,
+ * which only the caller knows (Decode As, CoAP's port preference). */
+typedef gboolean (*lowpan_coap_port_fn)(guint16 port);
+
+/* tvb[offset, offset + length) is the 6LoWPAN part of an 802.15.4 payload.
+ * is_coap_port NULL: CoAP's default port 5683 only. */
+gboolean lowpan_view_parse(tvbuff_t *tvb, gint offset, gint length, lowpan_coap_port_fn is_coap_port,
+                           lowpan_view_t *out);
 
 #endif

@@ -156,6 +156,8 @@ gboolean wpan_view_parse(tvbuff_t *psdu, gboolean has_fcs, wpan_view_t *out)
         if (pos + 1 > end)
             return FALSE;
         guint8 sc = tvb_get_uint8(psdu, pos);
+        out->security_level = sc & 7;
+        out->key_id_mode = (sc >> 3) & 3;
         pos += 1 + ((version == 2 && (sc & 0x20)) ? 0 : 4) + key_id_len[(sc >> 3) & 3];
         end -= mic_len[sc & 3];
     }

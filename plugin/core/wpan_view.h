@@ -21,6 +21,8 @@ enum { WPAN_CMD_DATA_REQUEST = 0x04 };
 typedef struct {
     guint8   frame_type;          /* WPAN_FRAME_* */
     gboolean security, frame_pending, ack_request, has_seq;
+    guint8   security_level;      /* secured: the auxiliary header's level (0-7) ... */
+    guint8   key_id_mode;         /* ... and key identifier mode (0-3; Thread's MAC security: 1) */
     guint8   seq;
     guint64  src, dst;            /* EUI-64, or 0xffff0000 | short address; 0 = none */
     gint     payload_offset;      /* in the PSDU tvb; the payload runs to payload_end */

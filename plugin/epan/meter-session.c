@@ -15,6 +15,7 @@ struct meter_session {
      * and per-packet proto data some 40 bytes a record. In chunks, so that
      * a long capture does not leave up to half of one big array unused. */
     GPtrArray   *frames;     /* GArray chunks of frame_record_t, by ascending frame number */
+    guint32      undecrypted_levels, undecrypted_key_id_modes;   /* bit sets (meter-session.h) */
 };
 
 typedef struct {
@@ -66,6 +67,18 @@ meter_session_t *meter_session_current(void)
         current->frames = g_ptr_array_new_with_free_func(free_chunk);
     }
     return current;
+}
+
+void meter_session_note_undecrypted(meter_session_t *s, guint8 level, guint8 key_id_mode)
+{
+    s->undecrypted_levels |= 1u << (level & 7);
+    s->undecrypted_key_id_modes |= 1u << (key_id_mode & 3);
+}
+
+void meter_session_undecrypted_suites(const meter_session_t *s, guint32 *levels, guint32 *key_id_modes)
+{
+    *levels = s->undecrypted_levels;
+    *key_id_modes = s->undecrypted_key_id_modes;
 }
 
 ota_track_t *meter_session_tracker(meter_session_t *s)

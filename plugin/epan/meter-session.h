@@ -26,6 +26,11 @@ ota_track_t     *meter_session_tracker(meter_session_t *s);
 ota_clock_t     *meter_session_clock(meter_session_t *s);
 /* A silence longer than this (seconds) is a stall. */
 double           meter_session_stall_seconds(const meter_session_t *s);
+/* The security suites of the secured frames that stayed encrypted, as bit
+ * sets: bit N of levels for 802.15.4 security level N, of key_id_modes for
+ * key identifier mode N. The analyser names them in its hint. */
+void             meter_session_note_undecrypted(meter_session_t *s, guint8 level, guint8 key_id_mode);
+void             meter_session_undecrypted_suites(const meter_session_t *s, guint32 *levels, guint32 *key_id_modes);
 /* Every transfer's numbers, as of the frames read so far (cheap when nothing changed). */
 void             meter_session_finalize(meter_session_t *s);
 

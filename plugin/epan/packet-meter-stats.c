@@ -57,16 +57,20 @@ static char *num_or_dash(double v, const char *fmt)
 }
 
 /* The C record: what the capture held and what its stamps mark. */
-static meter_counts_record_t counts_record(const ota_track_t *t, const ota_clock_t *clock)
+static meter_counts_record_t counts_record(const meter_session_t *s, const ota_track_t *t, const ota_clock_t *clock)
 {
     const ota_capture_counts_t *c = ota_track_counts(t);
     const ota_time_base_t *b = ota_track_time_base(t);
+    guint32 levels, key_id_modes;
 
+    meter_session_undecrypted_suites(s, &levels, &key_id_modes);
     return (meter_counts_record_t){
         .frames = c->frames,
         .wpan_frames = c->wpan_frames,
         .secured_frames = c->secured_frames,
         .undecrypted_frames = c->undecrypted_frames,
+        .undecrypted_levels = levels,
+        .undecrypted_key_id_modes = key_id_modes,
         .timestamps = ota_stamp_kind_name(b->kind),
         .timestamp_pairs = b->pairs,
         .timestamp_pairs_fit = b->kind == OTA_STAMP_START ? b->fit_start : b->kind == OTA_STAMP_END ? b->fit_end
@@ -82,8 +86,10 @@ static meter_counts_record_t counts_record(const ota_track_t *t, const ota_clock
  * type; "#T", "#P" and "#C" name the columns of the T (transfer), P
  * (progress point) and C (capture) records. Written a transfer at a time:
  * a long capture has many progress points. */
-static void print_tsv(ota_track_t *t, const ota_clock_t *clock, GHashTable *seen)
+static void print_tsv(meter_session_t *session, GHashTable *seen)
 {
+    ota_track_t *t = meter_session_tracker(session);
+    const ota_clock_t *clock = meter_session_clock(session);
     static const char *const kinds[] = { "block", "retransmission", "rerequest" };
     GString *out = g_string_new(NULL);
 
@@ -105,7 +111,7 @@ static void print_tsv(ota_track_t *t, const ota_clock_t *clock, GHashTable *seen
         fputs(out->str, stdout);
         g_string_truncate(out, 0);
     }
-    const meter_counts_record_t counts = counts_record(t, clock);
+    const meter_counts_record_t counts = counts_record(session, t, clock);
     meter_record_write(out, &meter_counts_schema, &counts);
     fputs(out->str, stdout);
     g_string_free(out, TRUE);
@@ -152,7 +158,7 @@ static void ota_draw(void *tapdata)
 
     meter_session_finalize(session);
     if (l->tsv)
-        print_tsv(t, meter_session_clock(session), l->seen);
+        print_tsv(session, l->seen);
     else
         print_table(t, l->seen);
 }

@@ -2,8 +2,8 @@
  *
  * A postdissector: after the stock dissectors have run (802.15.4, ZEP, TAP,
  * 6LoWPAN reassembly, MAC decryption, IPv6/UDP, CoAP), it takes every CoAP
- * message of the frame (noted by a handle on UDP 5683 that calls stock
- * CoAP) and the frame's link facts (read from the record), recognises the
+ * message of the frame (noted by a handle on every UDP port that leads to
+ * stock CoAP, which it calls) and the frame's link facts (read from the record), recognises the
  * meter's resources by URI path (a response by its request's path),
  * numbers block-wise transfers, feeds the session tracker, and hands
  * payloads to the decoders (packet-meter-cfg.c, -his.c, -fw.c). It never
@@ -37,7 +37,7 @@
 void proto_register_meter(void);
 void proto_reg_handoff_meter(void);
 
-static int proto_coap = -1;
+static int proto_coap_hook = -1;
 static dissector_handle_t meter_post_handle;
 
 static int hf_meter_resource = -1;
@@ -248,10 +248,14 @@ static frame_scratch_t *scratch(packet_info *pinfo, gboolean create)
     return fs;
 }
 
-/* CoAP on UDP 5683 goes through here: stock CoAP does all the dissecting,
- * and the message is noted for the postdissector. The handle belongs to
- * CoAP's protocol, so disabling Meter never disables CoAP. */
+/* CoAP on UDP goes through here: stock CoAP does all the dissecting, and
+ * the message is noted for the postdissector. The handle's protocol is a
+ * helper of CoAP's (a protocol in name only): it adds no layer of its own to
+ * frame.protocols, its filter name is not "coap" (so Decode As "coap" finds
+ * one dissector), and it is enabled exactly when CoAP is. */
 static dissector_handle_t coap_handle;
+static dissector_handle_t coap_hook_handle;
+static dissector_table_t udp_port_table;
 
 static int meter_coap_wrapper(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
 {
@@ -266,12 +270,57 @@ static int meter_coap_wrapper(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     return call_dissector_only(coap_handle, tvb, pinfo, tree, data);
 }
 
+static void collect_coap_port(const gchar *table_name _U_, ftenum_t selector_type _U_, gpointer key,
+                              gpointer value, gpointer user_data)
+{
+    if (dtbl_entry_get_handle((dtbl_entry_t *)value) == coap_handle)
+        g_array_append_val((GArray *)user_data, key);
+}
+
+/* Decode As (-d udp.port==N,coap) and CoAP's own port preference point a
+ * port at stock CoAP's handle after the plugin's handoff; when a file is
+ * opened (every setting applied), each such port is led through the hook
+ * instead. dissector_change_uint keeps the entry's initial handle, so Decode
+ * As still shows and resets it as the user set it. */
+static void follow_coap_ports(void)
+{
+    GArray *ports = g_array_new(FALSE, FALSE, sizeof(gpointer));
+
+    dissector_table_foreach("udp.port", collect_coap_port, ports);
+    for (guint i = 0; i < ports->len; i++)
+        dissector_change_uint("udp.port", GPOINTER_TO_UINT(g_array_index(ports, gpointer, i)), coap_hook_handle);
+    g_array_free(ports, TRUE);
+}
+
+/* The ports the hook follows, for the fragments' CoAP headers: once a file
+ * is open, every UDP port that leads to CoAP leads through the hook. */
+static gboolean is_coap_port(guint16 port)
+{
+    return dissector_get_uint_handle(udp_port_table, port) == coap_hook_handle;
+}
+
+/* Whether stock 802.15.4 handed the frame's payload to a protocol: a
+ * secured payload it could not decrypt (no key, or the MIC failed with a
+ * wrong one) goes to "data", and garbage may still parse as 6LoWPAN here. */
+static int proto_wpan = -1, proto_data = -1;
+
+static gboolean wpan_payload_dissected(packet_info *pinfo)
+{
+    for (wmem_list_frame_t *l = wmem_list_head(pinfo->layers); l; l = wmem_list_frame_next(l))
+        if (GPOINTER_TO_INT(wmem_list_frame_data(l)) == proto_wpan) {
+            wmem_list_frame_t *next = wmem_list_frame_next(l);
+            return next && GPOINTER_TO_INT(wmem_list_frame_data(next)) != proto_data;
+        }
+    return FALSE;
+}
+
 /* The frame's 802.15.4 and 6LoWPAN facts, for retries, ACKs and fragments,
  * read from the captured bytes (and, for a secured frame, from the payload
  * the 802.15.4 dissector decrypted). */
-static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolean has_coap, gint64 now_us,
+static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gboolean has_coap, gint64 now_us,
                                gboolean time_held)
 {
+    ota_track_t *tracker = meter_session_tracker(session);
     tvbuff_t *frame = pinfo->data_src ? get_data_source_tvb((struct data_source *)pinfo->data_src->data) : NULL;
     gboolean has_fcs = FALSE;
     tvbuff_t *psdu = frame && pinfo->rec ? wpan_view_psdu(frame, pinfo->rec->rec_header.packet_header.pkt_encap,
@@ -298,12 +347,15 @@ static ota_frame_t *track_link(ota_track_t *tracker, packet_info *pinfo, gboolea
         payload = wv.security ? meter_data_source_tvb(pinfo, "Decrypted IEEE 802.15.4 payload")
                               : tvb_new_subset_length(psdu, wv.payload_offset, wv.payload_end - wv.payload_offset);
     lowpan_view_t lv;
-    gboolean has_lowpan = payload && lowpan_view_parse(payload, 0, (gint)tvb_captured_length(payload), &lv);
+    gboolean has_lowpan = payload && lowpan_view_parse(payload, 0, (gint)tvb_captured_length(payload), is_coap_port, &lv);
     /* Secured data frames tell whether the key worked: the 802.15.4
-     * dissector hands on a payload even when the MIC fails, so only one that
-     * reads as 6LoWPAN counts as decrypted. */
+     * dissector hands on a payload even when the MIC fails, so one counts as
+     * decrypted when stock 802.15.4 passed it to a protocol (6LoWPAN, or
+     * Zigbee NWK for a Zigbee capture), not to "data". */
     in.secured = wv.security && wv.frame_type == WPAN_FRAME_DATA;
-    in.decrypted = in.secured && has_lowpan;
+    in.decrypted = in.secured && wpan_payload_dissected(pinfo);
+    if (in.secured && !in.decrypted)
+        meter_session_note_undecrypted(session, wv.security_level, wv.key_id_mode);
     f = ota_track_frame(tracker, &in);
     if (has_lowpan)
         ota_track_lowpan(tracker, f, &lv);
@@ -383,7 +435,7 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
     ota_clock_status_t time_status;
     gint64 now_us = ota_clock_next(meter_session_clock(session), pinfo->num, pinfo->abs_ts.secs,
                                    pinfo->abs_ts.nsecs, &time_status);
-    ota_frame_t *link = track_link(tracker, pinfo, fs && fs->n_coap, now_us,
+    ota_frame_t *link = track_link(session, pinfo, fs && fs->n_coap, now_us,
                                    time_status == OTA_CLOCK_EARLIER || time_status == OTA_CLOCK_OUT_OF_RANGE);
 
     for (guint i = 0; fs && i < fs->n_coap && n < MAX_MSGS_PER_FRAME; i++) {
@@ -488,11 +540,15 @@ void proto_register_meter(void)
     static gint *ett[] = { &ett_meter };
 
     meter_proto_register();
+    proto_coap_hook = proto_register_protocol_in_name_only("CoAP (meterscope)", "CoAP (meterscope)",
+                                                           "meter.coap_hook", proto_get_id_by_filter_name("coap"),
+                                                           FT_PROTOCOL);
+    register_init_routine(follow_coap_ports);
     proto_register_field_array(proto_meter, hf, array_length(hf));
     proto_register_subtree_array(ett, array_length(ett));
 
     prefs_register_bool_preference(meter_module, "coap_decode", "Decode CoAP for display",
-        "Let stock CoAP decode the messages on UDP 5683 for display (off: the meter hook still "
+        "Let stock CoAP decode the messages for display (off: the meter hook still "
         "follows them and the statistics are the same, in less time; the analyser turns it off)",
         &pref_coap_decode);
     prefs_register_bool_preference(meter_module, "frame_records", "Keep frame records for later passes",
@@ -525,13 +581,17 @@ void proto_register_meter(void)
 void proto_reg_handoff_meter(void)
 {
     meter_heuristic_off_by_default("rf4ce_nwk");
-    proto_coap = proto_get_id_by_filter_name("coap");
     meter_post_handle = create_dissector_handle(dissect_meter_post, proto_meter);
     register_postdissector(meter_post_handle);
 
     coap_handle = find_dissector_add_dependency("coap", proto_meter);
-    dissector_add_uint("udp.port", 5683,
-                       create_dissector_handle_with_name_and_description(meter_coap_wrapper, proto_coap,
-                                                                         "coap_meterscope", "CoAP (meterscope)"));
+    coap_hook_handle = create_dissector_handle_with_name_and_description(meter_coap_wrapper, proto_coap_hook,
+                                                                         "coap_meterscope", "CoAP (meterscope)");
+    /* CoAP's default port, registered here so that it is not a change
+     * Decode As would list; other ports follow when a file is opened. */
+    dissector_add_uint("udp.port", 5683, coap_hook_handle);
+    udp_port_table = find_dissector_table("udp.port");
+    proto_wpan = proto_get_id_by_filter_name("wpan");
+    proto_data = proto_get_id_by_filter_name("data");
     proto_reg_handoff_meter_fw();
 }

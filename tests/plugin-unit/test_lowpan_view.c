@@ -1,7 +1,8 @@
 /* test_lowpan_view.c: the 6LoWPAN dispatch reader (RFC 4944 section 5 mesh
  * and FRAG1/FRAGN, LOWPAN_BC0; RFC 6282 IPHC and UDP NHC) on hand-built
  * headers: every IPHC address/traffic-class/hop-limit form, every UDP NHC
- * port form, the CoAP header found only for port 5683, and every truncation
+ * port form, the CoAP header found only for port 5683 (or the ports the
+ * caller says carry CoAP), and every truncation
  * of every input read without touching a byte past the buffer (each tvb is
  * built from a heap copy of exactly the bytes given; a tvb accessor that
  * ran past it would throw, which aborts the test).
@@ -17,15 +18,21 @@
 
 /* Parses buf[0, n) as a tvb of exactly n bytes (a heap copy, so that a raw
  * read past it would also show under valgrind/ASan). */
-static gboolean parse_at(const guint8 *buf, gsize n, gint offset, gint length, lowpan_view_t *lv)
+static gboolean parse_ports(const guint8 *buf, gsize n, gint offset, gint length, lowpan_coap_port_fn ports,
+                            lowpan_view_t *lv)
 {
     guint8 *copy = g_memdup2(buf, n ? n : 1);
     tvbuff_t *tvb = tvb_new_real_data(copy, (guint)n, (gint)n);
-    gboolean ok = lowpan_view_parse(tvb, offset, length, lv);
+    gboolean ok = lowpan_view_parse(tvb, offset, length, ports, lv);
 
     tvb_free(tvb);
     g_free(copy);
     return ok;
+}
+
+static gboolean parse_at(const guint8 *buf, gsize n, gint offset, gint length, lowpan_view_t *lv)
+{
+    return parse_ports(buf, n, offset, length, NULL, lv);
 }
 
 static gboolean parse(const guint8 *buf, gsize n, lowpan_view_t *lv)
@@ -556,6 +563,34 @@ static void test_bc0_without_mesh(void)
     }
 }
 
+static gboolean port_7000_or_f0b3(guint16 port)
+{
+    return port == 7000 || port == 0xf0b3;
+}
+
+/* CoAP decoded on other ports (Decode As): the caller's ports, and then
+ * not 5683 unless the caller says so; inline and 4-bit NHC ports alike. */
+static void test_caller_ports(void)
+{
+    static const guint8 on_5683[] = { 0x7f, 0x33, 0xf4, 0x16, 0x33, 0x16, 0x33, 0x40, 0x01, 0, 1 };
+    static const guint8 on_7000[] = { 0x7f, 0x33, 0xf4, 0x1b, 0x58, 0xc3, 0x50, 0x40, 0x01, 0, 2 };
+    static const guint8 on_f0b3[] = { 0x7f, 0x33, 0xf7, 0xb3, 0x40, 0x01, 0, 3 };
+    lowpan_view_t lv;
+
+    g_assert_true(parse_ports(on_7000, sizeof on_7000, 0, sizeof on_7000, port_7000_or_f0b3, &lv));
+    g_assert_true(lv.has_coap);
+    g_assert_cmpuint(lv.coap_mid, ==, 2);
+    g_assert_true(parse_ports(on_f0b3, sizeof on_f0b3, 0, sizeof on_f0b3, port_7000_or_f0b3, &lv));
+    g_assert_true(lv.has_coap);
+    g_assert_cmpuint(lv.coap_mid, ==, 3);
+    g_assert_true(parse_ports(on_5683, sizeof on_5683, 0, sizeof on_5683, port_7000_or_f0b3, &lv));
+    g_assert_false(lv.has_coap);
+    g_assert_true(parse(on_7000, sizeof on_7000, &lv));
+    g_assert_false(lv.has_coap);
+    g_assert_true(parse(on_5683, sizeof on_5683, &lv));
+    g_assert_true(lv.has_coap);
+}
+
 /* Random bytes behind every dispatch: never an exception, views stay inside. */
 static void test_fuzz(void)
 {
@@ -589,6 +624,7 @@ int main(int argc, char **argv)
     g_test_add_func("/lowpan_view/bounded_by_offset_and_length", test_bounded_by_offset_and_length);
     g_test_add_func("/lowpan_view/mesh_headers", test_mesh_headers);
     g_test_add_func("/lowpan_view/bc0_without_mesh", test_bc0_without_mesh);
+    g_test_add_func("/lowpan_view/caller_ports", test_caller_ports);
     g_test_add_func("/lowpan_view/fuzz", test_fuzz);
     int rc = g_test_run();
     wmem_cleanup();
