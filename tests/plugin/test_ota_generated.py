@@ -17,7 +17,8 @@ RUNS += [("two-meters", 33, "zep"), ("secure", 33, "283"), ("multihop", 33, "gat
 # fits one Block2 block is a one-block transfer; a history pack that fits one
 # block goes without Block1 and is none. The truth must say so, and the plugin.
 SINGLE_BLOCK = ["--image-size", "200", "--szx", "6", "--history-samples", "1", "--his-szx", "6"]
-RUNS += [("default", 34, "195", SINGLE_BLOCK), ("default", 34, "gateway", SINGLE_BLOCK)]
+# (Radio only: on IP, one block has no turn-around to tell the vantage by.)
+RUNS += [("default", 34, "195", SINGLE_BLOCK)]
 
 
 def main():
