@@ -34,10 +34,10 @@
     X(gateway, STR, REQ, "the gateway's IPv6 address") \
     X(path, STR, REQ, "the URI path, with its leading `/`") \
     X(kind, STR, REQ, "`block2` (download) or `block1` (upload)") \
-    X(szx_first, U32, REQ, "the SZX first asked for") \
+    X(szx_first, U32, REQ, "the SZX first asked for (late negotiation: the first answer's)") \
     X(szx, U32, REQ, "the last SZX used") \
     X(block_size, U32, REQ, "the block size of `szx`") \
-    X(renegotiated, BOOL, REQ, "whether the SZX changed") \
+    X(renegotiated, BOOL, REQ, "whether an answer's SZX differed from its request's (larger: `meter.ota.szx_larger`)") \
     X(blocks, U32, REQ, "distinct blocks") \
     X(bytes, U32, REQ, "contiguous bytes from offset 0") \
     X(complete, BOOL, REQ, "complete: the final response came") \

@@ -164,9 +164,19 @@ static void index_by_token(coap_exchanges_t *e, const token_key_t *key, coap_exc
     wmem_map_insert(e->by_token, kept, ex);
 }
 
-static char *transfer_key(wmem_allocator_t *tmp, const char *client, const char *server, const char *path)
+/* An upload and a download of one resource are two transfers (RFC 7959
+ * 3.3: a Block1 request's answer may start a Block2 download of its own). */
+static char *transfer_key(wmem_allocator_t *tmp, const char *client, const char *server, const char *path,
+                          gboolean upload)
 {
-    return wmem_strdup_printf(tmp, "%s|%s|%s", client, server, path);
+    return wmem_strdup_printf(tmp, "%s|%s|%s|%c", client, server, path, upload ? 'u' : 'd');
+}
+
+/* A request's block: Block1 when it carries one (the block it uploads; a
+ * Block2 beside it only asks for the size of the answer), else Block2. */
+static const meter_block_t *request_block(const meter_coap_t *m)
+{
+    return m->block1.present ? &m->block1 : &m->block2;
 }
 
 /* The transfer definition (docs/ground-truth.md): a block-0 request with a
@@ -177,8 +187,8 @@ static char *transfer_key(wmem_allocator_t *tmp, const char *client, const char 
 static guint32 transfer_for_request(coap_exchanges_t *e, wmem_allocator_t *tmp, const meter_coap_t *m,
                                     const char *client, const char *server, gint64 now)
 {
-    const meter_block_t *b = m->block2.present ? &m->block2 : &m->block1;
-    char *key = transfer_key(tmp, client, server, m->path);
+    const meter_block_t *b = request_block(m);
+    char *key = transfer_key(tmp, client, server, m->path, m->block1.present);
     transfer_state_t *t = (transfer_state_t *)wmem_map_lookup(e->transfers, key);
     guint32 num = b->present ? b->num : 0;
     guint8 szx = b->present ? b->szx : 6;
@@ -223,17 +233,30 @@ static coap_exchange_t *request_exchange(coap_exchanges_t *e, const meter_coap_t
     ex->frame = frame;
     ex->first_us = now;
     ex->type = m->type;
+    ex->code = m->code;
+    ex->mid = m->mid;
     ex->id = id;
     ex->client = intern_address(e, src, src_addr);
     ex->server = intern_address(e, dst, dst_addr);
     ex->client_key = intern(e, src);
     /* Every block-wise transfer is followed, on any path. */
-    if (ex->path && (m->block1.present || m->block2.present))
+    if (ex->path && (m->block1.present || m->block2.present)) {
         ex->transfer_id = transfer_for_request(e, tmp, m, src, dst, now);
+        ex->upload = m->block1.present;
+    }
     index_by_mid(e, k, ex);
     token_key_t tk = token_key(pair, m);
     index_by_token(e, &tk, ex);
     return ex;
+}
+
+static void mark_completed(coap_exchanges_t *e, wmem_allocator_t *tmp, const coap_exchange_t *ex, guint32 id,
+                           gboolean upload, const char *client, const char *server)
+{
+    transfer_state_t *t = (transfer_state_t *)wmem_map_lookup(e->transfers,
+                                                             transfer_key(tmp, client, server, ex->path, upload));
+    if (t && t->id == id)
+        t->completed = TRUE;
 }
 
 /* A response (or empty ACK) travels server -> client. */
@@ -266,22 +289,31 @@ static coap_exchange_t *answer_exchange(coap_exchanges_t *e, const meter_coap_t 
      * to it (same MID, reversed) belongs to the same exchange. */
     if (m->type == COAP_TYPE_CON)
         index_by_mid(e, mid_key(pair_number(e, src, dst, TRUE), m->mid), ex);
-    /* A GET without Block2 answered with Block2 (RFC 7959 2.4) is block 0. */
-    if (!ex->transfer_id && ex->path && m->block2.present && m->block2.num == 0) {
+    /* A request without Block2 answered with Block2 block 0 starts a
+     * download there (RFC 7959 2.4, late negotiation); so does the answer
+     * to a Block1 upload's request (3.3), which stays in its upload too. */
+    if (ex->path && m->block2.present && m->block2.num == 0 && (!ex->transfer_id || ex->upload) &&
+        !ex->response_transfer_id) {
         meter_coap_t as_block0 = *m;
         as_block0.path = ex->path;
         as_block0.block1.present = FALSE;
-        ex->transfer_id = transfer_for_request(e, tmp, &as_block0, dst, src, now);
+        guint32 id = transfer_for_request(e, tmp, &as_block0, dst, src, now);
+        if (ex->transfer_id)
+            ex->response_transfer_id = id;
+        else
+            ex->transfer_id = id;
     }
-    if (ex->transfer_id && coap_code_is_success(m->code)) {
-        const meter_block_t *b = m->block2.present ? &m->block2 : &m->block1;
-        gboolean last = b->present ? !b->more : TRUE;
-        if (last) {
-            transfer_state_t *t = (transfer_state_t *)wmem_map_lookup(e->transfers,
-                                                                     transfer_key(tmp, dst, src, ex->path));
-            if (t && t->id == ex->transfer_id)
-                t->completed = TRUE;
-        }
+    if (coap_code_is_success(m->code)) {
+        /* An upload ends with the answer to its last block (a final 2.04
+         * may have no Block1), a download with a Block2 of M=0. */
+        gboolean upload_done = ex->transfer_id && ex->upload && !(m->block1.present && m->block1.more);
+        gboolean download_done = !m->block2.present || !m->block2.more;
+        if (upload_done)
+            mark_completed(e, tmp, ex, ex->transfer_id, TRUE, dst, src);
+        if (ex->transfer_id && !ex->upload && download_done)
+            mark_completed(e, tmp, ex, ex->transfer_id, FALSE, dst, src);
+        if (ex->response_transfer_id && download_done)
+            mark_completed(e, tmp, ex, ex->response_transfer_id, FALSE, dst, src);
     }
     return ex;
 }

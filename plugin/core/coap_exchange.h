@@ -24,10 +24,16 @@ typedef struct {
     const char *path;          /* the request's Uri-Path; NULL if it had none */
     guint32 frame;             /* the first frame the request was seen in */
     gint64  first_us;          /* ... and when: its MID is in use for an exchange lifetime */
-    guint8  type;
+    guint8  type, code;        /* the request's */
+    guint16 mid;
     meter_coap_identity_t id;  /* with its MID, what tells it from another request */
     guint32 response_frame;    /* the first response to it (0: none yet) */
     guint32 transfer_id;       /* its block-wise transfer (0: none) */
+    gboolean upload;           /* that transfer is a Block1 upload */
+    /* The Block2 download its response starts when the request is part of
+     * an upload (RFC 7959 3.3: a Block1 exchange answered with Block2): the
+     * exchange is in both (0: none). */
+    guint32 response_transfer_id;
     const address *client, *server;   /* interned: kept once per endpoint */
     const char *client_key;    /* the endpoints as coap_endpoint_key() gives them */
     struct {                   /* the tracker's messages of this exchange, both ways */
@@ -49,7 +55,9 @@ const char *coap_endpoint_key(wmem_allocator_t *scope, const address *a, guint32
  * seen), a response's or empty ACK's by MID or token; NULL for an answer to
  * no request seen. A block-0 request (or a request answered with block 0,
  * RFC 7959 2.4) starts or continues a transfer by the rules of
- * docs/ground-truth.md. tmp holds lookup keys (the packet pool). */
+ * docs/ground-truth.md; uploads (a request with Block1) and downloads
+ * (Block2) of one resource are transfers of their own. tmp holds lookup
+ * keys (the packet pool). */
 coap_exchange_t *coap_exchange_for(coap_exchanges_t *e, const meter_coap_t *m, const char *src,
                                    const char *dst, const address *src_addr, const address *dst_addr,
                                    guint32 frame, gint64 now_us, wmem_allocator_t *tmp);

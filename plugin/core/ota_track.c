@@ -700,19 +700,21 @@ static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guin
 
 /* ---- messages, rounds, transfers ---- */
 
-static ota_transfer_t *get_transfer(ota_track_t *t, const coap_exchange_t *ex, const meter_coap_t *m)
+/* Transfer id of exchange ex, an upload (Block1) or a download. */
+static ota_transfer_t *get_transfer(ota_track_t *t, const coap_exchange_t *ex, guint32 id, gboolean upload,
+                                    const meter_coap_t *m)
 {
-    ota_transfer_t *x = (ota_transfer_t *)wmem_map_lookup(t->xfers, GUINT_TO_POINTER(ex->transfer_id));
+    ota_transfer_t *x = (ota_transfer_t *)wmem_map_lookup(t->xfers, GUINT_TO_POINTER(id));
 
     if (x)
         return x;
     x = wmem_new0(t->scope, ota_transfer_t);
-    x->id = ex->transfer_id;
+    x->id = id;
     x->meter = address_to_str(t->scope, ex->client);
     x->gateway = address_to_str(t->scope, ex->server);
     x->path = wmem_strdup(t->scope, m->path ? m->path : "");
-    x->upload = m->block1.present && meter_coap_is_request(m);
-    x->szx_first = x->szx = m->block1.present ? m->block1.szx : m->block2.szx;
+    x->upload = upload;
+    x->szx_first = x->szx = upload ? m->block1.szx : m->block2.szx;
     x->size_hint = -1;
     x->last_response_us = -1;
     x->first_us = -1;
@@ -762,13 +764,13 @@ static const ota_round_t *first_round(const ota_msg_t *msg)
 /* The exchange's message that m is a copy of: the same direction, Message
  * ID, type and code, block and token, within the MID's lifetime; NULL for a
  * new message. The request comes first in the list. */
-static ota_msg_t *exchange_msg(const coap_exchange_t *ex, gboolean from_client, const meter_coap_t *m,
-                               const meter_coap_identity_t *id, gint64 ts_us)
+static ota_msg_t *exchange_msg(const coap_exchange_t *ex, const ota_transfer_t *x, gboolean from_client,
+                               const meter_coap_t *m, const meter_coap_identity_t *id, gint64 ts_us)
 {
     for (guint i = ex->msgs.n; i > 0; i--) {
         ota_msg_t *msg = ex->msgs.at[i - 1];
         const ota_round_t *r0 = first_round(msg);
-        if (msg->from_client == from_client && msg->mid == m->mid && msg->type == m->type &&
+        if (msg->xfer == x && msg->from_client == from_client && msg->mid == m->mid && msg->type == m->type &&
             msg->code == m->code)
             return r0 && (!meter_coap_mid_in_use(msg->type, r0->first_us, ts_us) ||
                           !meter_coap_same_identity(&msg->id, id)) ? NULL : msg;
@@ -776,12 +778,77 @@ static ota_msg_t *exchange_msg(const coap_exchange_t *ex, gboolean from_client, 
     return NULL;
 }
 
-static ota_msg_t *exchange_request(const coap_exchange_t *ex)
+static ota_msg_t *exchange_request(const coap_exchange_t *ex, const ota_transfer_t *x)
 {
     for (guint i = 0; i < ex->msgs.n; i++) {
         ota_msg_t *msg = ex->msgs.at[i];
-        if (msg->is_request)
+        if (msg->is_request && msg->xfer == x)
             return msg;
+    }
+    return NULL;
+}
+
+/* Messages of one MID are kept in the order they began (first_msg_from). */
+static void index_by_mid(ota_track_t *t, ota_msg_t *msg)
+{
+    ota_msg_list_t *same = (ota_msg_list_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(msg->mid));
+
+    if (!same) {
+        same = wmem_new0(t->scope, ota_msg_list_t);
+        wmem_map_insert(t->msgs_by_mid, GUINT_TO_POINTER(msg->mid), same);
+    }
+    list_append(t->scope, (void **)&same->at, &same->n, &same->cap, &msg, sizeof msg);
+    for (guint i = same->n - 1; i > 0 && same->at[i - 1]->rounds.n && msg->rounds.n &&
+                                same->at[i - 1]->rounds.at[0].first_us > msg->rounds.at[0].first_us; i--) {
+        same->at[i] = same->at[i - 1];
+        same->at[i - 1] = msg;
+    }
+}
+
+/* The request of a response whose transfer began with it (its answer
+ * carries block 0) although the request was not read as part of it: a
+ * request without Block2 (late negotiation, RFC 7959 2.4) or an upload's
+ * (3.3). It becomes the transfer's first request, from what its exchange
+ * kept: its first copy, as one round (copies and retransmissions of it
+ * before its answer are not told apart). */
+static ota_msg_t *join_request(ota_track_t *t, ota_transfer_t *x, coap_exchange_t *ex, gint64 now)
+{
+    ota_msg_t *req = wmem_new0(t->scope, ota_msg_t);
+    ota_copy_result_t *r = wmem_new0(t->scope, ota_copy_result_t);
+    ota_round_t r0 = { .first_frame = ex->frame, .last_frame = ex->frame, .first_us = ex->first_us,
+                       .last_us = ex->first_us, .start_us = ex->first_us, .result = r };
+
+    req->xfer = x;
+    req->is_request = req->from_client = req->joined_late = TRUE;
+    req->type = ex->type;
+    req->code = ex->code;
+    req->mid = ex->mid;
+    req->id = ex->id;
+    req->not_before = x->last_us >= 0 ? x->last_us : 0;
+    list_append(t->scope, (void **)&req->rounds.at, &req->rounds.n, &req->rounds.cap, &r0, sizeof r0);
+    r->msg = req;
+    r->round = 1;
+    r->rtt_first_us = r->rtt_last_us = r->turnaround_us = r->size_hint = -1;
+    list_append(t->scope, (void **)&ex->msgs.at, &ex->msgs.n, &ex->msgs.cap, &req, sizeof req);
+    wmem_array_append_one(x->msgs, req);
+    index_by_mid(t, req);
+    wmem_map_insert(x->request_at, GUINT_TO_POINTER(1), req);
+    if (x->first_us < 0 || ex->first_us < x->first_us) {
+        x->first_us = ex->first_us;
+        x->first_frame = ex->frame;
+    }
+    x->last_us = MAX(x->last_us, ex->first_us);
+    x->last_frame = MAX(x->last_frame, ex->frame);
+    attribute_copies(t, req, now);
+    return req;
+}
+
+const ota_copy_result_t *ota_track_joined_request(const coap_exchange_t *ex, guint32 frame)
+{
+    for (guint i = 0; ex && i < ex->msgs.n; i++) {
+        const ota_msg_t *msg = ex->msgs.at[i];
+        if (msg->joined_late && msg->rounds.at[0].first_frame == frame)
+            return msg->rounds.at[0].result;
     }
     return NULL;
 }
@@ -810,25 +877,19 @@ static void learn_size(ota_transfer_t *x, const meter_coap_t *m, const ota_image
     }
 }
 
-ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
-                                     const char *src, coap_exchange_t *ex, const meter_coap_t *m,
-                                     const ota_image_hints_t *hints)
+/* The message in one of its exchange's transfers. */
+static ota_copy_result_t *track_in(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us, const char *src,
+                                   coap_exchange_t *ex, guint32 transfer_id, gboolean upload, const meter_coap_t *m,
+                                   const ota_image_hints_t *hints)
 {
-    /* A frame's own time is its end, once the time base is known. */
-    if (f)
-        ts_us = f->ts_us;
-    if (f && t->time_base.kind == OTA_STAMP_UNKNOWN)
-        t->time_base.early_messages++;
     ota_copy_result_t *r;
     ota_transfer_t *x;
     ota_msg_t *msg;
     ota_round_t *round = NULL;
     ota_addr_t link;
 
-    if (!ex || !ex->transfer_id || (f && (f->mac_retry || f->sniffer_dup)))
-        return NULL;
     t->dirty = TRUE;
-    x = get_transfer(t, ex, m);
+    x = get_transfer(t, ex, transfer_id, upload, m);
     r = wmem_new0(t->scope, ota_copy_result_t);
     r->rtt_first_us = r->rtt_last_us = r->turnaround_us = -1;
     /* Without a link layer every copy is its own transmission. */
@@ -836,7 +897,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
 
     gboolean from_client = strcmp(src, ex->client_key) == 0;
     meter_coap_identity_t id = meter_coap_identity(m);
-    msg = exchange_msg(ex, from_client, m, &id, ts_us);
+    msg = exchange_msg(ex, x, from_client, m, &id, ts_us);
     if (!msg) {
         msg = wmem_new0(t->scope, ota_msg_t);
         msg->xfer = x;
@@ -849,9 +910,10 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         msg->mid = m->mid;
         msg->id = id;
         fill_block(msg, m, x->upload);
-        if (msg->is_request) {
-        } else {
-            msg->request = exchange_request(ex);
+        if (!msg->is_request) {
+            msg->request = exchange_request(ex, x);
+            if (!msg->request && m->code != COAP_CODE_EMPTY && from_client == FALSE)
+                msg->request = join_request(t, x, ex, ts_us);
             if (msg->request)
                 msg->not_before = first_round(msg->request)->first_us;
             if (msg->request && msg->code != COAP_CODE_EMPTY)
@@ -860,12 +922,7 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         }
         list_append(t->scope, (void **)&ex->msgs.at, &ex->msgs.n, &ex->msgs.cap, &msg, sizeof msg);
         wmem_array_append_one(x->msgs, msg);
-        ota_msg_list_t *same = (ota_msg_list_t *)wmem_map_lookup(t->msgs_by_mid, GUINT_TO_POINTER(m->mid));
-        if (!same) {
-            same = wmem_new0(t->scope, ota_msg_list_t);
-            wmem_map_insert(t->msgs_by_mid, GUINT_TO_POINTER(m->mid), same);
-        }
-        list_append(t->scope, (void **)&same->at, &same->n, &same->cap, &msg, sizeof msg);
+        index_by_mid(t, msg);
     }
     r->msg = msg;
 
@@ -933,9 +990,12 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         if (r->round == 1 && !r->rerequest) {
             if (x->last_response_us >= 0)
                 r->turnaround_us = since_us(ts_us, x->last_response_us);
+            /* A gap is bytes neither asked nor answered: a server may answer
+             * more than asked (RFC 7959 2.4 forbids it, but it happens). */
+            guint32 reach = MAX(x->highest_requested + meter_block_size(msg->szx), x->next_offset);
             if (msg->offset < x->highest_requested)
                 r->out_of_order = TRUE;
-            else if (msg->offset > x->highest_requested + meter_block_size(msg->szx) && msg->offset > 0)
+            else if (msg->offset > reach && msg->offset > 0)
                 r->gap = TRUE;
             x->highest_requested = MAX(x->highest_requested, msg->offset);
         }
@@ -964,10 +1024,19 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
         x->last_response_us = ts_us;
         if (r->round > 1 && !r->hop_copy)
             r->duplicate_response = TRUE;
-        if (!x->upload && m->block2.present && m->block2.szx < x->szx && coap_code_class(m->code) <= 2) {
-            r->renegotiation = TRUE;
-            x->szx = m->block2.szx;
-            x->renegotiated = TRUE;
+        /* The block size of the answer against the request's (RFC 7959
+         * 2.4, 2.5): smaller is a renegotiation, larger not allowed; the
+         * transfer goes on by byte offset either way. */
+        const meter_block_t *got = x->upload ? &m->block1 : &m->block2;
+        if (got->present && coap_code_class(m->code) <= 2) {
+            guint8 asked = req->has_block ? req->szx : x->szx;
+            if (got->szx < asked && got->szx < x->szx)
+                r->renegotiation = TRUE;
+            else if (got->szx > asked)
+                r->szx_larger = TRUE;
+            r->szx_asked = asked;
+            x->renegotiated |= got->szx != asked;
+            x->szx = got->szx;
         }
         if ((x->size_hint < 0 || x->size_at_least) && m->size2 > 0) {
             x->size_hint = m->size2;
@@ -983,6 +1052,26 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
     r->bytes_so_far = x->next_offset;
     r->size_hint = x->size_hint;
     r->size_at_least = x->size_at_least;
+    return r;
+}
+
+ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
+                                     const char *src, coap_exchange_t *ex, const meter_coap_t *m,
+                                     const ota_image_hints_t *hints)
+{
+    ota_copy_result_t *r;
+
+    /* A frame's own time is its end, once the time base is known. */
+    if (f)
+        ts_us = f->ts_us;
+    if (f && t->time_base.kind == OTA_STAMP_UNKNOWN)
+        t->time_base.early_messages++;
+    if (!ex || !ex->transfer_id || (f && (f->mac_retry || f->sniffer_dup)))
+        return NULL;
+    r = track_in(t, f, frame, ts_us, src, ex, ex->transfer_id, ex->upload, m, hints);
+    /* The answer to an upload's request that starts a download is in both. */
+    if (ex->response_transfer_id && !meter_coap_is_request(m))
+        r->also = track_in(t, f, frame, ts_us, src, ex, ex->response_transfer_id, FALSE, m, hints);
     return r;
 }
 

@@ -179,6 +179,7 @@ struct ota_msg {
     guint8     is_request : 1;
     guint8     from_client : 1;   /* sent by the exchange's client (a request, or its ACK to a separate response) */
     guint8     has_block : 1, more : 1;
+    guint8     joined_late : 1;   /* a request that joined its transfer when its answer came (ota_track_joined_request) */
 };
 
 /* Per CoAP message copy in a frame: what the display shows. */
@@ -189,12 +190,15 @@ struct ota_copy_result {
     gint64     turnaround_us;     /* requests; -1 if not known */
     gint64     size_hint;         /* -1 if not known */
     gint64     stall_us;
+    ota_copy_result_t *also;      /* the same message in a second transfer: the download a Block1 exchange's answer starts */
     guint32    round;             /* 1-based */
     guint32    prev_tx_frame;     /* first copy of the previous round (or previous request of the block) */
     guint32    bytes_so_far;
     guint8     cause;             /* enum ota_cause: retransmissions and re-requests */
+    guint8     szx_asked;         /* a response: the SZX its request asked for (szx_larger) */
     guint8     hop_copy : 1, retransmission : 1, rerequest : 1, duplicate_response : 1;
     guint8     out_of_order : 1, gap : 1, renegotiation : 1;
+    guint8     szx_larger : 1;    /* a response with a larger SZX than its request's: RFC 7959 2.4 forbids it */
     guint8     size_at_least : 1; /* size_hint is what the image's MCUboot header and TLV info tell: the
                                      transfer may go on after it (mcuboot_size.h) */
 };
@@ -271,10 +275,17 @@ typedef struct {
 /* Whether a transfer's image size is known yet (hints are worth finding only before). */
 gboolean ota_track_size_known(ota_track_t *t, guint32 transfer_id);
 /* A complete CoAP message copy in frame f (NULL f: no link layer, e.g. the
- * gateway's Ethernet), of exchange ex; NULL unless ex is part of a transfer. */
+ * gateway's Ethernet), of exchange ex; NULL unless ex is part of a transfer.
+ * A response in two transfers (a Block1 exchange answered with Block2) has
+ * the second's result in ->also. */
 ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 frame, gint64 ts_us,
                                      const char *src, coap_exchange_t *ex, const meter_coap_t *m,
                                      const ota_image_hints_t *hints);
+/* The request of ex in frame as a transfer took it when the request's
+ * answer came (late negotiation, or the download a Block1 exchange's answer
+ * starts): on the first pass the request was not known to be part of it.
+ * NULL when it did not. */
+const ota_copy_result_t *ota_track_joined_request(const coap_exchange_t *ex, guint32 frame);
 const ota_capture_counts_t *ota_track_counts(const ota_track_t *t);
 const ota_time_base_t *ota_track_time_base(const ota_track_t *t);
 /* The user says what the stamps mark: no reading from the gaps. */

@@ -28,6 +28,7 @@ static expert_field ei_ota_retransmission = EI_INIT, ei_ota_rerequest = EI_INIT;
 static expert_field ei_ota_duplicate_response = EI_INIT;
 static expert_field ei_ota_out_of_order = EI_INIT, ei_ota_gap = EI_INIT;
 static expert_field ei_ota_renegotiation = EI_INIT, ei_ota_szx7 = EI_INIT, ei_ota_szx0 = EI_INIT;
+static expert_field ei_ota_szx_larger = EI_INIT;
 static expert_field ei_ota_error_response = EI_INIT, ei_ota_length = EI_INIT;
 static expert_field ei_ota_last_block = EI_INIT, ei_ota_stall = EI_INIT, ei_ota_incomplete = EI_INIT;
 static expert_field ei_frag_incomplete = EI_INIT, ei_frag_lost = EI_INIT, ei_frag_mac_retry = EI_INIT;
@@ -223,6 +224,10 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
         expert_add_info(pinfo, ti, &ei_ota_gap);
     if (r->renegotiation)
         expert_add_info(pinfo, ti, &ei_ota_renegotiation);
+    if (r->szx_larger && !r->hop_copy)
+        expert_add_info_format(pinfo, ti, &ei_ota_szx_larger,
+                               "A block of %u bytes (SZX %u) answers a request for %u (SZX %u): RFC 7959 2.4 lets "
+                               "a server only lower it", size, b->szx, meter_block_size(r->szx_asked), r->szx_asked);
     if (r->stall_us > (gint64)(stall_s * 1e6)) {
         gen_time(ot, hf_ota_stall, tvb, r->stall_us);
         expert_add_info_format(pinfo, ti, &ei_ota_stall, "Transfer stalled for %.1f s before this message",
@@ -335,6 +340,9 @@ void proto_register_meter_ota(void)
         { &ei_ota_gap, { "meter.ota.gap", PI_SEQUENCE, PI_WARN, "Gap in the blocks requested", EXPFILL } },
         { &ei_ota_renegotiation, { "meter.ota.renegotiation", PI_SEQUENCE, PI_NOTE,
           "Block size renegotiated: the response uses a smaller SZX (RFC 7959 2.5)", EXPFILL } },
+        { &ei_ota_szx_larger, { "meter.ota.szx_larger", PI_PROTOCOL, PI_WARN,
+          "The response uses a larger SZX than its request asked (RFC 7959 2.4 lets a server only lower it)",
+          EXPFILL } },
         { &ei_ota_szx7, { "meter.ota.szx7", PI_PROTOCOL, PI_ERROR,
           "SZX 7 is reserved (RFC 7959 2.2) and must not be sent", EXPFILL } },
         { &ei_ota_szx0, { "meter.ota.szx0", PI_PROTOCOL, PI_WARN,

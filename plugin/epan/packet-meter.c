@@ -124,6 +124,18 @@ static void resolve_first_pass(packet_info *pinfo, ota_track_t *tracker, const m
     r->resource = (guint8)classify(msg_path(r));
 }
 
+/* The transfer a message is in besides its own: the download the answer
+ * to an upload's request starts (ota_track.h: also), or the transfer a
+ * request joined once its answer came (known on later passes only). */
+static const ota_copy_result_t *second_transfer(const msg_result_t *r, packet_info *pinfo)
+{
+    if (r->ota && r->ota->also)
+        return r->ota->also;
+    if (r->is_client_side && PINFO_FD_VISITED(pinfo))
+        return ota_track_joined_request(r->exchange, pinfo->num);
+    return NULL;
+}
+
 static void add_meter_items(proto_tree *tree, tvbuff_t *tvb, gint start, gint length,
                             const msg_result_t *r, proto_tree **subtree, packet_info *pinfo)
 {
@@ -141,6 +153,11 @@ static void add_meter_items(proto_tree *tree, tvbuff_t *tvb, gint start, gint le
     }
     if (r->transfer_id) {
         pi = proto_tree_add_uint(*subtree, hf_meter_transfer, tvb, start, 0, r->transfer_id);
+        proto_item_set_generated(pi);
+    }
+    const ota_copy_result_t *also = second_transfer(r, pinfo);
+    if (also) {
+        pi = proto_tree_add_uint(*subtree, hf_meter_transfer, tvb, start, 0, also->msg->xfer->id);
         proto_item_set_generated(pi);
     }
     if (r->exchange && r->exchange->frame != pinfo->num) {
@@ -173,13 +190,17 @@ static void dissect_message(meter_session_t *session, packet_info *pinfo, proto_
     meter_coap_t m;
     proto_tree *mtree = NULL;
 
-    if ((r->resource == METER_RES_OTHER && !r->transfer_id) ||
+    const ota_copy_result_t *also = second_transfer(r, pinfo);
+
+    if ((r->resource == METER_RES_OTHER && !r->transfer_id && !also) ||
         !coap_view_parse(ds_tvb, r->start, r->length, pinfo->pool, &m))
         return;
     m.path = msg_path(r);
     add_meter_items(tree, ds_tvb, r->start, r->length, r, &mtree, pinfo);
     if (r->ota)
         meter_ota_show_message(ds_tvb, pinfo, tree, mtree, r->ota, &m, meter_session_stall_seconds(session));
+    if (also)
+        meter_ota_show_message(ds_tvb, pinfo, tree, mtree, also, &m, meter_session_stall_seconds(session));
 
     meter_ctx_t ctx = decoder_context(pinfo, r, &m);
     if (!m.payload)
@@ -395,9 +416,13 @@ static void queue_transfers(packet_info *pinfo, const ota_link_view_t *link, con
     guint32 *ids = wmem_alloc0_array(pinfo->pool, guint32, MAX_MSGS_PER_FRAME + 2);
     guint k = 0;
 
-    for (guint i = 0; i < n; i++)
-        if (msg[i].transfer_id && msg[i].ota)
+    for (guint i = 0; i < n; i++) {
+        const ota_copy_result_t *also = second_transfer(&msg[i], pinfo);
+        if (msg[i].transfer_id && msg[i].ota && k < MAX_MSGS_PER_FRAME)
             ids[k++] = msg[i].transfer_id;
+        if (also && k < MAX_MSGS_PER_FRAME)
+            ids[k++] = also->msg->xfer->id;
+    }
     guint i = 0;
     while (i < k && ids[i] != link_transfer)
         i++;

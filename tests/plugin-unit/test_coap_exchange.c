@@ -184,6 +184,40 @@ static void test_late_negotiation(void)
     fx_done(&fx);
 }
 
+/* RFC 7959 3.3: an upload (Block1) whose last request is answered with
+ * Block2 block 0 is one upload plus one download; the exchange is in both,
+ * and the download's later requests (Block2 only) are not the upload's. */
+static void test_upload_then_download(void)
+{
+    fx_t fx;
+    fx_init(&fx);
+    meter_coap_t p0 = msg(COAP_TYPE_CON, 2, 30, 0x31);
+    p0.block1 = (meter_block_t){ TRUE, FALSE, 0, TRUE, 2 };
+    coap_exchange_t *ex0 = send(&fx, TRUE, &p0, 0);
+    g_assert_cmpuint(ex0->transfer_id, ==, 1);
+    g_assert_true(ex0->upload);
+    meter_coap_t p1 = msg(COAP_TYPE_CON, 2, 31, 0x31);
+    p1.block1 = (meter_block_t){ TRUE, FALSE, 1, FALSE, 2 };
+    coap_exchange_t *ex1 = send(&fx, TRUE, &p1, SEC / 10);
+    g_assert_cmpuint(ex1->transfer_id, ==, 1);
+    meter_coap_t a1 = block_answer(31, 0x31, 0, TRUE, 2);
+    a1.code = COAP_CODE(2, 4);
+    a1.block1 = p1.block1;
+    g_assert_true(send(&fx, FALSE, &a1, SEC / 5) == ex1);
+    g_assert_cmpuint(ex1->transfer_id, ==, 1);
+    g_assert_cmpuint(ex1->response_transfer_id, ==, 2);
+    meter_coap_t q = msg(COAP_TYPE_CON, 2, 32, 0x31);
+    q.block2 = (meter_block_t){ TRUE, FALSE, 1, FALSE, 2 };
+    coap_exchange_t *ex2 = send(&fx, TRUE, &q, SEC / 4);
+    g_assert_cmpuint(ex2->transfer_id, ==, 2);
+    g_assert_false(ex2->upload);
+    /* The upload completed: a new Block1 block 0 is a new upload. */
+    meter_coap_t again = p0;
+    again.mid = 33;
+    g_assert_cmpuint(send(&fx, TRUE, &again, SEC / 2)->transfer_id, ==, 3);
+    fx_done(&fx);
+}
+
 /* Endpoint keys are exact: address type, bytes and port. */
 static void test_endpoint_key(void)
 {
@@ -205,6 +239,7 @@ int main(int argc, char **argv)
     g_test_add_func("/coap_exchange/lifetimes", test_lifetimes);
     g_test_add_func("/coap_exchange/transfers", test_transfers);
     g_test_add_func("/coap_exchange/late_negotiation", test_late_negotiation);
+    g_test_add_func("/coap_exchange/upload_then_download", test_upload_then_download);
     g_test_add_func("/coap_exchange/endpoint_key", test_endpoint_key);
     int rc = g_test_run();
     wmem_cleanup();
