@@ -10,7 +10,7 @@
 #
 # The baseline the targets apply to is the tshark run that dissects what the
 # analyser needs and prints nothing but the plugin's statistics: `tshark -n
-# -r FILE -o PREF -o meter.coap_decode:FALSE -q -z meter,ota,tsv`, the very
+# -r FILE -o PREF -o meter.coap_decode:FALSE -o meter.frame_records:FALSE -q -z meter,ota,tsv`, the very
 # run the analyser drives. The issue named a bare `tshark -r FILE -q`, but
 # tshark with no tap, filter or output does not dissect at all (tshark.c:
 # must_do_dissection), so it only reads the file: no tool that dissects can
@@ -70,7 +70,7 @@ timed() {
     [ $# = 1 ] || what="$# captures"
     case $kind in
     bare) set -- "$tshark" -r "$1" -q -o "$pref" ;;
-    tap) set -- "$tshark" -n -r "$1" -o "$pref" -o meter.coap_decode:FALSE -q -z meter,ota,tsv ;;
+    tap) set -- "$tshark" -n -r "$1" -o "$pref" -o meter.coap_decode:FALSE -o meter.frame_records:FALSE -q -z meter,ota,tsv ;;
     analyser) set -- "$tmp/bin/meterscope" --plugin "$plugin" --tshark "$tshark" --no-progress -q -O "$pref" "$1" ;;
     j1 | j2) set -- "$tmp/bin/meterscope" -j "${kind#j}" --plugin "$plugin" --tshark "$tshark" --no-progress -q \
         -O "$pref" "$@" ;;
@@ -155,7 +155,7 @@ awk '{ for (b = 0; b < 2; b++) {
                printf "%-9s %-11s %8s %8.2f %9s %10.2f %11s %9s %7.3f\n", b ? "tap -z" : "tshark -q", "all seven", "",
                       tb[b], "", ta[b], "", "", ta[b] / tb[b]
            } }' "$tmp/rows"
-echo "(tshark -q: tshark -r FILE -q -o PREF; tap -z: tshark -n -r FILE -o PREF -o meter.coap_decode:FALSE -q -z meter,ota,tsv, the run the" \
+echo "(tshark -q: tshark -r FILE -q -o PREF; tap -z: tshark -n -r FILE -o PREF -o meter.coap_decode:FALSE -o meter.frame_records:FALSE -q -z meter,ota,tsv, the run the" \
     "analyser drives; analyser kB: largest single process, meterscope or a tshark it ran; own kB: meterscope alone)"
 awk -v a="$(median "$tmp/r.j1")" -v b="$(median "$tmp/r.j2")" 'BEGIN {
     split(a, s); split(b, p)
