@@ -14,6 +14,16 @@
 #include "chunk_array.h"
 
 #define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
+/* The longest a sender keeps retrying one frame (IEEE 802.15.4-2006 7.5.6.4,
+ * 2.4 GHz O-QPSK): macMaxFrameRetries (3) times a transmission's longest
+ * cycle: every CSMA-CA backoff (macMaxCSMABackoffs 4: 7 + 15 + 31 + 31 + 31
+ * units of 320 us at macMinBE 3, macMaxBE 5) and its CCA (128 us each), the
+ * longest frame (4256 us), aTurnaroundTime and macAckWaitDuration. The same
+ * bytes later than this from the original are a new frame. */
+#define RETRY_CYCLE_US   (115 * 320 + 5 * 128 + 4256 + 192 + 864)
+#define RETRY_WINDOW_US  (3 * RETRY_CYCLE_US + STAMP_SLACK_US)
+/* Frames read before, for the same frame captured twice (merged captures). */
+#define RECENT_FRAMES    8
 /* IEEE 802.15.4-2015, O-QPSK 2.4 GHz: the receiver turns around in
  * aTurnaroundTime (12 symbols) and the sender waits macAckWaitDuration
  * (54 symbols) after its frame for the ACK. */
@@ -46,6 +56,13 @@ struct ota_track {
     wmem_allocator_t *scope;
     wmem_map_t   *last_by_src;     /* ota_addr_t -> ota_frame_t**: last acked-kind frame */
     ota_frame_t  *awaiting_ack[256];
+    struct {                       /* the latest frames' fingerprints, oldest overwritten */
+        guint64     fingerprint;
+        guint32     frame;
+        ota_copy_t *copy;
+        guint8      frag_index;
+    } recent[RECENT_FRAMES];
+    guint         recent_next;
     ota_frame_t  *spare_frames;    /* records no one holds, for reuse (chained by copy) */
     wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* (stale ones go) */
     guint32       keys_since_sweep, keys_after_sweep;
@@ -286,7 +303,16 @@ static guint32 note_distance(guint32 from, guint32 to)
 ota_link_note_t ota_track_frame_done(ota_track_t *t, ota_frame_t *f)
 {
     ota_link_note_t note = 0;
+    guint latest = (t->recent_next + RECENT_FRAMES - 1) % RECENT_FRAMES;
 
+    if (t->recent[latest].frame == f->frame) {
+        t->recent[latest].copy = f->copy;
+        t->recent[latest].frag_index = f->frag_index;
+    }
+    /* A CoAP frame of no datagram copy (the gateway's Ethernet) captured
+     * twice: copy id 0 with the duplicate flag. */
+    if (!f->copy && f->sniffer_dup && f->carries_coap)
+        note = (guint64)1 << 24 | (guint64)note_distance(f->first_tx_frame, f->frame) << 12;
     if (f->copy)
         note = (guint64)f->copy->id << 32 | (guint64)(f->frag_index & 0x3f) << 26 |
                (guint64)f->mac_retry << 25 | (guint64)f->sniffer_dup << 24 |
@@ -308,8 +334,19 @@ ota_link_note_t ota_link_note_acked(ota_link_note_t note, guint32 frame, guint32
     return note ? (note & ~(ota_link_note_t)NOTE_DISTANCE_MAX) | note_distance(frame, ack_frame) : 0;
 }
 
+/* Link accounting is shown for the frames of CoAP datagrams (the ones the
+ * tracker follows) and for CoAP frames seen twice: other 802.15.4 traffic
+ * (MLE, polls, a Zigbee network on the channel) gets none. */
+static gboolean link_followed(const ota_copy_t *c, gboolean carries_coap)
+{
+    return c ? c->has_coap || c->msg : carries_coap;
+}
+
 void ota_track_frame_view(const ota_frame_t *f, ota_link_view_t *v)
 {
+    memset(v, 0, sizeof *v);
+    if (!link_followed(f->copy, f->carries_coap && f->sniffer_dup))
+        return;
     v->copy = f->copy;
     v->first_tx_frame = f->mac_retry || f->sniffer_dup ? f->first_tx_frame : 0;
     v->ack_frame = f->ack_frame;
@@ -325,7 +362,12 @@ void ota_track_note_view(const ota_track_t *t, guint32 frame, ota_link_note_t no
     guint32 on = (guint32)note & NOTE_DISTANCE_MAX;
 
     memset(v, 0, sizeof *v);
-    if (!id || id > chunk_array_count(t->copy_list))
+    if (!id && (note >> 24) & 1) {
+        v->sniffer_dup = TRUE;
+        v->first_tx_frame = back ? frame - back : 0;
+        return;
+    }
+    if (!id || id > chunk_array_count(t->copy_list) || !link_followed(copy_at(t, id - 1), FALSE))
         return;
     v->copy = copy_at(t, id - 1);
     v->frag_index = (guint8)((note >> 26) & 0x3f);
@@ -341,6 +383,30 @@ guint32 ota_link_view_transfer(const ota_link_view_t *v)
     return v->copy && v->copy->msg ? v->copy->msg->xfer->id : 0;
 }
 
+/* The same record bytes at the same stamp as one of the latest frames: one
+ * frame captured twice (two interfaces merged, a sniffer writing a frame
+ * again). It is the earlier frame's sniffer duplicate, and nothing else:
+ * no retry, no ACK, no poll, no message. Otherwise the frame joins the
+ * latest ones. */
+static gboolean seen_before(ota_track_t *t, ota_frame_t *f, guint64 fingerprint)
+{
+    if (!fingerprint)
+        return FALSE;
+    for (guint i = 0; i < RECENT_FRAMES; i++)
+        if (t->recent[i].frame && t->recent[i].fingerprint == fingerprint) {
+            f->sniffer_dup = TRUE;
+            f->first_tx_frame = t->recent[i].frame;
+            f->copy = t->recent[i].copy;
+            f->frag_index = t->recent[i].frag_index;
+            return TRUE;
+        }
+    t->recent[t->recent_next].fingerprint = fingerprint;
+    t->recent[t->recent_next].frame = f->frame;
+    t->recent[t->recent_next].copy = NULL;
+    t->recent_next = (t->recent_next + 1) % RECENT_FRAMES;
+    return FALSE;
+}
+
 ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
 {
     ota_frame_t *f = frame_record(t);
@@ -351,13 +417,16 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
     f->src = in->src;
     f->dst = in->dst;
     f->seq = in->seq;
+    f->content_hash = in->content_hash;
+    f->first_tx_raw_us = in->ts_us;
+    f->carries_coap = in->carries_coap;
     t->dirty = TRUE;
     t->counts.frames++;
-    if (!in->has_wpan)
+    t->counts.wpan_frames += in->has_wpan;
+    t->counts.secured_frames += in->has_wpan && in->secured;
+    t->counts.undecrypted_frames += in->has_wpan && in->secured && !in->decrypted;
+    if (seen_before(t, f, in->fingerprint) || !in->has_wpan)
         return f;
-    t->counts.wpan_frames++;
-    t->counts.secured_frames += in->secured;
-    t->counts.undecrypted_frames += in->secured && !in->decrypted;
     if (in->frame_type == WPAN_FRAME_ACK) {
         ota_frame_t *a = t->awaiting_ack[in->seq];
         t->acks_seen = TRUE;
@@ -394,16 +463,23 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
         /* One slot per sender, updated in place. */
         ota_frame_t **slot = (ota_frame_t **)wmem_map_lookup(t->last_by_src, &in->src);
         ota_frame_t *last = slot ? *slot : NULL;
-        if (last && last->seq == in->seq) {
+        /* The same frame (bytes, hence sequence number) from the same
+         * sender within the retry window of its first transmission; a held
+         * time has no gap, and a stamp that went back a little (less than
+         * ota_clock holds) tells the gap's size, not its sign. */
+        gint64 gap = in->ts_us - (last ? frame_raw_us(last) : 0);
+        if (last && last->seq == in->seq && last->content_hash == in->content_hash &&
+            (in->time_held || llabs(in->ts_us - last->first_tx_raw_us) <= RETRY_WINDOW_US)) {
             /* A host's stamps move by more than the gap between a frame
-             * and its retry, and a held time has no gap: there a frame
-             * sent again is a retry. */
-            if (in->ts_us - frame_raw_us(last) <= SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST &&
-                !in->time_held)
+             * and its retry: there a frame sent again is a retry. A frame
+             * stamped before the one it repeats is not a copy of it
+             * captured at once: the sniffer's clock went back. */
+            if (gap >= 0 && gap <= SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST && !in->time_held)
                 f->sniffer_dup = TRUE;
             else
                 f->mac_retry = TRUE;
             f->first_tx_frame = last->first_tx_frame ? last->first_tx_frame : last->frame;
+            f->first_tx_raw_us = last->first_tx_raw_us;
             f->copy = last->copy;
             f->frag_index = last->frag_index;
             /* The parent acted on the poll it acknowledged, not on its retry. */

@@ -40,6 +40,9 @@ typedef struct {
     gboolean   secured, decrypted;
     gboolean   data_request;     /* a MAC Data Request: its sender is a sleepy device polling */
     gboolean   time_held;        /* ts_us is not its stamp (ota_clock.h): its gaps tell nothing */
+    gboolean   carries_coap;     /* CoAP was dissected in it (a datagram the tracker may follow) */
+    guint64    content_hash;     /* of its PSDU (FCS aside): a MAC retry is the same bytes */
+    guint64    fingerprint;      /* of its record's bytes and raw stamp: the same frame captured twice */
 } ota_link_in_t;
 
 /* What the capture held, so that a reader can tell an empty report from an
@@ -80,6 +83,8 @@ typedef struct {
     };
     guint32    ack_frame;        /* the ACK that followed (0: none seen yet) */
     guint32    air_us;
+    guint64    content_hash;     /* as in ota_link_in_t */
+    gint64     first_tx_raw_us;  /* the stamp of its first transmission (itself if it is one) */
     guint16    frag_offset, frag_len;
     guint8     frag_index;       /* index in copy->frags (< OTA_MAX_FRAGS) */
     guint8     seq;
@@ -89,6 +94,7 @@ typedef struct {
     guint8     let_go : 1;       /* the caller keeps it no longer */
     guint8     moved_to_end : 1; /* ts_us is its stamp plus air_us (stamped at its start) */
     guint8     is_ack : 1;       /* an ACK of the frame acked_frame */
+    guint8     carries_coap : 1; /* as in ota_link_in_t */
 } ota_frame_t;
 
 /* What the display keeps of a frame's link record for later passes: the

@@ -30,6 +30,7 @@
 #include "packet-meter-his.h"
 #include "packet-meter-fw.h"
 #include "packet-meter-ota.h"
+#include "frame_hash.h"
 #include "packet-meter-stats.h"
 #include "packet-meter-stats-table.h"
 #include "packet-meter-time.h"
@@ -346,10 +347,14 @@ static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gbo
     gboolean has_fcs = FALSE;
     tvbuff_t *psdu = frame && pinfo->rec ? wpan_view_psdu(frame, pinfo->rec->rec_header.packet_header.pkt_encap,
                                                           &has_fcs) : NULL;
-    ota_link_in_t in = { .frame = pinfo->num, .ts_us = now_us, .time_held = time_held };
+    ota_link_in_t in = { .frame = pinfo->num, .ts_us = now_us, .time_held = time_held, .carries_coap = has_coap };
     wpan_view_t wv;
     ota_frame_t *f;
 
+    /* The same record at the same raw stamp is the same frame captured twice. */
+    if (frame)
+        in.fingerprint = frame_hash_u64(frame_hash_u64(frame_hash_tvb(frame, 0), (guint64)pinfo->abs_ts.secs),
+                                        (guint64)pinfo->abs_ts.nsecs);
     if (!psdu || !wpan_view_parse(psdu, has_fcs, &wv))
         /* No 802.15.4 (the gateway's Ethernet): the messages still need a frame. */
         return has_coap ? ota_track_frame(tracker, &in) : NULL;
@@ -363,12 +368,17 @@ static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gbo
     in.ack_request = wv.ack_request;
     in.src = wv.src;
     in.dst = wv.dst;
+    in.content_hash = frame_hash_tvb(psdu, 0);
     tvbuff_t *payload = NULL;
     if (wv.frame_type == WPAN_FRAME_DATA)
         payload = wv.security ? meter_data_source_tvb(pinfo, "Decrypted IEEE 802.15.4 payload")
                               : tvb_new_subset_length(psdu, wv.payload_offset, wv.payload_end - wv.payload_offset);
     lowpan_view_t lv;
-    gboolean has_lowpan = payload && lowpan_view_parse(payload, 0, (gint)tvb_captured_length(payload), is_coap_port, &lv);
+    /* Only what 802.15.4 handed to 6LoWPAN is a datagram: other traffic on
+     * the channel (Zigbee, a MAC of its own) reads as garbage headers. */
+    gboolean has_lowpan = payload && proto_is_frame_protocol(pinfo->layers, "6lowpan") &&
+                          lowpan_view_parse(payload, 0, (gint)tvb_captured_length(payload), is_coap_port,
+                                           &lv);
     /* Secured data frames tell whether the key worked: the 802.15.4
      * dissector hands on a payload even when the MIC fails, so one counts as
      * decrypted when stock 802.15.4 passed it to a protocol (6LoWPAN, or

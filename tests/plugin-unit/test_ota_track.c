@@ -70,13 +70,13 @@ static void fx_done(fx_t *fx)
 
 static ota_frame_t *data_frame(fx_t *fx, gint64 us, ota_addr_t src, ota_addr_t dst, guint8 seq)
 {
-    ota_link_in_t in = { ++fx->frame, us, TRUE, 1, seq, TRUE, src, dst, DATA_AIR_US, FALSE, FALSE, FALSE, FALSE };
+    ota_link_in_t in = { ++fx->frame, us, TRUE, 1, seq, TRUE, src, dst, DATA_AIR_US, FALSE, FALSE, FALSE, FALSE, FALSE, 0, 0 };
     return ota_track_frame(fx->t, &in);
 }
 
 static ota_frame_t *ack_frame(fx_t *fx, gint64 us, guint8 seq)
 {
-    ota_link_in_t in = { ++fx->frame, us, TRUE, 2, seq, FALSE, 0, 0, ACK_AIR_US, FALSE, FALSE, FALSE, FALSE };
+    ota_link_in_t in = { ++fx->frame, us, TRUE, 2, seq, FALSE, 0, 0, ACK_AIR_US, FALSE, FALSE, FALSE, FALSE, FALSE, 0, 0 };
     return ota_track_frame(fx->t, &in);
 }
 
@@ -362,7 +362,7 @@ static void test_retry_vs_duplicate(void)
     g_assert_cmpuint(f10->first_tx_frame, ==, f8->frame);
 
     /* A frame without an 802.15.4 header is never classified. */
-    ota_link_in_t eth = { ++fx.frame, 1020300, FALSE, 0, 11, FALSE, M_LINK, 0, 0, FALSE, FALSE, FALSE, FALSE };
+    ota_link_in_t eth = { ++fx.frame, 1020300, FALSE, 0, 11, FALSE, M_LINK, 0, 0, FALSE, FALSE, FALSE, FALSE, FALSE, 0, 0 };
     ota_frame_t *fe = ota_track_frame(fx.t, &eth);
     g_assert_false(fe->mac_retry || fe->sniffer_dup);
 
@@ -482,7 +482,7 @@ static void test_time_base(void)
 
     /* Short frames cannot tell: an ACK-sized frame's gap fits both. */
     fx_init(&fx);
-    ota_link_in_t poll = { ++fx.frame, 10000, TRUE, 3, 9, TRUE, M_LINK, R_LINK, ACK_AIR_US + 7 * 32, FALSE, FALSE, TRUE, FALSE };
+    ota_link_in_t poll = { ++fx.frame, 10000, TRUE, 3, 9, TRUE, M_LINK, R_LINK, ACK_AIR_US + 7 * 32, FALSE, FALSE, TRUE, FALSE, FALSE, 0, 0 };
     ota_track_frame(fx.t, &poll);
     ack_frame(&fx, 10000 + 192 + ACK_AIR_US, 9);
     g_assert_cmpint(ota_track_time_base(fx.t)->kind, ==, OTA_STAMP_UNKNOWN);
@@ -1253,7 +1253,7 @@ static void test_finalize_idempotent(void)
     assert_same_stats(&once, &twice);
 
     /* A frame that adds nothing still makes the next call recompute. */
-    ota_link_in_t nothing = { ++fx.frame, 3 * SEC, FALSE, 0, 0, FALSE, 0, 0, 0, FALSE, FALSE, FALSE, FALSE };
+    ota_link_in_t nothing = { ++fx.frame, 3 * SEC, FALSE, 0, 0, FALSE, 0, 0, 0, FALSE, FALSE, FALSE, FALSE, FALSE, 0, 0 };
     ota_track_frame(fx.t, &nothing);
     snap(&fx, 1, &twice);
     assert_same_stats(&once, &twice);
@@ -1528,7 +1528,7 @@ static void test_record_columns(void)
     g_assert_cmpuint(s->bytes, ==, 356);
     /* The same path text again when finalize recomputes. */
     const char *path = s->path;
-    ota_link_in_t nothing = { ++fx.frame, 3 * SEC, FALSE, 0, 0, FALSE, 0, 0, 0, FALSE, FALSE, FALSE, FALSE };
+    ota_link_in_t nothing = { ++fx.frame, 3 * SEC, FALSE, 0, 0, FALSE, 0, 0, 0, FALSE, FALSE, FALSE, FALSE, FALSE, 0, 0 };
     ota_track_frame(fx.t, &nothing);
     g_assert_true(finalize(&fx, 1)->path == path);
     fx_done(&fx);
