@@ -265,7 +265,9 @@ def test_bad_options(sim, tmp):
     out = os.path.join(tmp, "bad.pcap")
     for args, words in ((["--sniffer-miss", "1"], "--sniffer-miss"),
                         (["--sniffer-miss", "-0.1"], "--sniffer-miss"),
+                        (["--sniffer-miss", "nan"], "--sniffer-miss"),
                         (["--sniffer-far-miss", "1.5"], "--sniffer-far-miss"),
+                        (["--sniffer-miss", "0.1", "--sniffer-burst", "inf"], "--sniffer-burst"),
                         (["--sniffer-miss", "0.1", "--sniffer-burst", "0.5"], "--sniffer-burst"),
                         (["--sniffer-miss", "0.1", "--link", "gateway"], "gateway"),
                         (["--sniffer-at", "router"], "--sniffer-at"),
