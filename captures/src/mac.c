@@ -1,11 +1,12 @@
 /* mac.c: per-node IEEE 802.15.4-2006 MAC (unslotted CSMA/CA, 7.5.1.4;
  * acknowledgement and retransmission, 7.5.6.4; indirect transmission and
- * data polling, 7.5.6.3). Every frame goes to the sniffer when it ends.
+ * data polling, 7.5.6.3). Every frame goes to the sniffer (sniffer.c) when it ends.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "mac.h"
 #include "channel.h"
 #include "truth.h"
+#include "sniffer.h"
 
 #define SLEEPY_RX_WINDOW_US 150000  /* a SED stays awake this long after frame pending */
 
@@ -39,43 +40,6 @@ void mac_tx_free(mac_tx_t *tx)
     if (tx->dg)
         datagram_unref(tx->dg);
     g_free(tx);
-}
-
-/* A sniffer's RSSI and LQI for a transmitter: fixed per node, so that the
- * choice of link type never changes the random sequence of the run. */
-static void radio_quality(const node_t *n, gint8 *rssi, guint8 *lqi)
-{
-    *rssi = (gint8)(-45 - (n->idx * 7) % 40);
-    *lqi = (guint8)(255 - (n->idx * 13) % 80);
-}
-
-/* The sniffer's timestamp of a frame that ends now (scenario.h, stamp_mode_t). */
-static gint64 sniffer_stamp(world_t *w, gsize psdu_len)
-{
-    gint64 end = w->p.start_epoch_us + world_now(w);
-
-    switch (w->p.stamp) {
-    case STAMP_START:
-        return end - air_time_us(psdu_len);
-    case STAMP_HOST: {
-        /* USB delivers frames in order: a late one holds back the next. */
-        gint64 arrival = end + g_rand_int_range(w->sniffer_rng, 500, 4001);
-        w->last_stamp_us = MAX(w->last_stamp_us + 1, arrival);
-        return w->last_stamp_us;
-    }
-    default:
-        return end;
-    }
-}
-
-static void sniff(node_t *tx_node, const GByteArray *psdu)
-{
-    world_t *w = tx_node->w;
-    gint8 rssi;
-    guint8 lqi;
-
-    radio_quality(tx_node, &rssi, &lqi);
-    capture_writer_psdu(w->cap, sniffer_stamp(w, psdu->len), psdu->data, psdu->len, rssi, lqi);
 }
 
 static gboolean has_indirect_for(node_t *parent, node_t *child, mac_tx_t **first)
@@ -210,6 +174,7 @@ static gint64 backoff_us(node_t *n, int be)
 typedef struct {
     GByteArray *ack;
     datagram_t *dg;
+    const node_t *sender;        /* of the frame acknowledged */
     int         hop, frag;
 } ack_out_t;
 
@@ -218,8 +183,9 @@ static void ack_written(gpointer obj, gpointer arg)
     node_t *acker = obj;
     ack_out_t *ao = arg;
 
-    sniff(acker, ao->ack);
-    truth_ack_sent(acker->w->truth, ao->dg, ao->hop, ao->frag, ao->ack->len);
+    gboolean captured = sniffer_frame(acker->w, acker, ao->ack);
+
+    truth_ack_sent(acker->w->truth, ao->dg, ao->sender, ao->hop, ao->frag, ao->ack->len, captured);
     g_byte_array_unref(ao->ack);
     if (ao->dg)
         datagram_unref(ao->dg);
@@ -271,9 +237,9 @@ static void tx_end(gpointer obj, gpointer arg)
     (void)arg;
 
     res->tx = tx;
-    sniff(n, tx->psdu);
+    gboolean captured = sniffer_frame(w, n, tx->psdu);
     tx->sent++;
-    truth_mac_attempt(w->truth, tx);
+    truth_mac_attempt(w->truth, tx, captured);
 
     if (!tx->dst) {
         /* Broadcast: nobody acknowledges; the result is success. */
@@ -295,6 +261,7 @@ static void tx_end(gpointer obj, gpointer arg)
         res->ok = !channel_lost(w, rx, n, ack_start, ack_end);
         res->ack_frame_pending = fp;
         ao->dg = tx->dg;
+        ao->sender = n;
         ao->hop = tx->hop;
         ao->frag = tx->frag;
         if (ao->dg)

@@ -17,9 +17,9 @@
 #endif
 
 static char *opt_scenario, *opt_output, *opt_link, *opt_loss_model, *opt_token, *opt_key,
-    *opt_szx_list, *opt_gw_szx0, *opt_timestamp;
+    *opt_szx_list, *opt_gw_szx0, *opt_timestamp, *opt_sniffer_at;
 static gint64 opt_seed = -1, opt_start = -1;
-static int opt_szx = -1, opt_image_size = -1, opt_channel = -1, opt_coap_port = -1;
+static int opt_szx = -1, opt_image_size = -1, opt_channel = -1, opt_coap_port = -1, opt_sniffer_position = G_MININT;
 static gboolean opt_quiet, opt_version, opt_no_szx7_payload;
 
 static gboolean parse_hex_key(const char *hex, guint8 out[16])
@@ -86,6 +86,16 @@ int main(int argc, char **argv)
         { "link", 0, 0, G_OPTION_ARG_STRING, &opt_link, "195, 230, 283, zep or gateway (default 195)", "TYPE" },
         { "timestamp", 0, 0, G_OPTION_ARG_STRING, &opt_timestamp,
           "What a frame's timestamp marks: end (default), start, or host (end + 0.5-4 ms)", "MODE" },
+        { "sniffer-miss", 0, 0, G_OPTION_ARG_DOUBLE, &p.sniffer_miss,
+          "Share of the frames on the air the sniffer misses (default 0: it hears all)", "P" },
+        { "sniffer-burst", 0, 0, G_OPTION_ARG_DOUBLE, &p.sniffer_burst,
+          "Its misses come in runs of this mean length, in frames (default: independent)", "MEAN_LEN" },
+        { "sniffer-at", 0, 0, G_OPTION_ARG_STRING, &opt_sniffer_at,
+          "Where the sniffer sits: meter (next to meter0, the default) or border-router", "NODE" },
+        { "sniffer-position", 0, 0, G_OPTION_ARG_INT, &opt_sniffer_position,
+          "Nodes more than HOPS mesh hops from it are far (default 1)", "HOPS" },
+        { "sniffer-far-miss", 0, 0, G_OPTION_ARG_DOUBLE, &p.sniffer_far_miss,
+          "Extra miss probability of a far node's frames (default 0)", "P" },
         { "channel", 0, 0, G_OPTION_ARG_INT, &opt_channel, "IEEE 802.15.4 channel 11..26 (default 15)", "N" },
         { "start", 0, 0, G_OPTION_ARG_INT64, &opt_start, "Capture start, UNIX seconds", "T" },
         { "max-duration", 0, 0, G_OPTION_ARG_DOUBLE, &p.max_duration_s, "Stop the simulation after S seconds", "S" },
@@ -197,6 +207,15 @@ int main(int argc, char **argv)
         else if (strcmp(opt_timestamp, "host") == 0) p.stamp = STAMP_HOST;
         else return fail("--timestamp must be end, start or host");
     }
+    if (opt_sniffer_at) {
+        if (strcmp(opt_sniffer_at, "meter") == 0) p.sniffer_at = SNIFFER_AT_METER;
+        else if (strcmp(opt_sniffer_at, "border-router") == 0) p.sniffer_at = SNIFFER_AT_BORDER_ROUTER;
+        else return fail("--sniffer-at must be meter or border-router");
+    }
+    if (opt_sniffer_position >= 0)
+        p.sniffer_near_hops = opt_sniffer_position;
+    else if (opt_sniffer_position != G_MININT)
+        return fail("--sniffer-position must be 0 or more hops");
     if (opt_link) {
         if (strcmp(opt_link, "195") == 0) p.link = CAPTURE_WPAN_FCS;
         else if (strcmp(opt_link, "230") == 0) p.link = CAPTURE_WPAN_NOFCS;
@@ -253,6 +272,14 @@ int main(int argc, char **argv)
         return fail("--image-size must be 1..4194304");
     if (p.loss < 0 || p.loss > 1 || p.busy_drop < 0 || p.busy_drop > 1)
         return fail("probabilities must be within 0..1");
+    if (!(p.sniffer_miss >= 0 && p.sniffer_miss < 1) || !(p.sniffer_far_miss >= 0 && p.sniffer_far_miss <= 1))
+        return fail("--sniffer-miss must be within 0..1 (1 excluded), --sniffer-far-miss within 0..1");
+    /* Burst chain: the good-to-bad step P / (L (1 - P)) must be a probability. */
+    if (p.sniffer_burst != 0 && !(p.sniffer_burst >= 1 && p.sniffer_burst < 1e9 &&
+                                  p.sniffer_miss <= p.sniffer_burst * (1 - p.sniffer_miss)))
+        return fail("--sniffer-burst is a mean run length in frames: at least 1, and at least P/(1-P)");
+    if (p.link == CAPTURE_GATEWAY && (p.sniffer_miss > 0 || p.sniffer_far_miss > 0))
+        return fail("--sniffer-miss and --sniffer-far-miss model a radio sniffer, not the gateway's Ethernet");
     if (p.mac_min_be < 0 || p.mac_max_be > 8 || p.mac_min_be > p.mac_max_be)
         return fail("need 0 <= --min-be <= --max-be <= 8");
     if (p.poll_ms < 1 || p.idle_poll_ms < 1 || p.ack_timeout_s <= 0 || p.ack_random_factor < 1)

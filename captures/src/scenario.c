@@ -21,6 +21,8 @@ void sim_params_defaults(sim_params_t *p)
     p->channel = 15;
     p->start_epoch_us = SIM_DEFAULT_START_US;
     p->max_duration_s = 4 * 3600;
+    p->sniffer_at = SNIFFER_AT_METER;
+    p->sniffer_near_hops = 1;
 
     p->hops = 1;
     p->n_meters = 1;

@@ -17,6 +17,9 @@ typedef enum { GW_SZX0_NORMAL, GW_SZX0_BAD_OPTION, GW_SZX0_EMPTY } gw_szx0_t;
  * event), its start (the SFD, as TI's sniffers do), or its arrival at the
  * host, 0.5-4 ms after its end and never before the frame before it. */
 typedef enum { STAMP_END, STAMP_START, STAMP_HOST } stamp_mode_t;
+/* The node the sniffer sits next to: the first meter (a field engineer's
+ * dongle) or the border router (a sniffer installed with the network). */
+typedef enum { SNIFFER_AT_METER, SNIFFER_AT_BORDER_ROUTER } sniffer_at_t;
 
 typedef struct {
     char     name[32];
@@ -26,6 +29,13 @@ typedef struct {
     gint64   start_epoch_us;       /* capture start, UNIX microseconds */
     double   max_duration_s;       /* the simulation stops here whatever happens */
     stamp_mode_t stamp;            /* what the sniffer's timestamps mark */
+
+    /* The sniffer's own misses (sniffer.c); none by default */
+    double   sniffer_miss;         /* long-run share of frames its miss process misses */
+    double   sniffer_burst;        /* > 0: mean length of a run of misses, in frames (Gilbert) */
+    sniffer_at_t sniffer_at;
+    int      sniffer_near_hops;    /* nodes within this many mesh hops of it are near */
+    double   sniffer_far_miss;     /* extra miss probability of a far node's frame */
 
     /* Topology */
     int      hops;                 /* meter to border router: 1..3 */

@@ -13,6 +13,8 @@
 #include "meter_app.h"
 #include "gateway_app.h"
 #include "truth_on_air.h"
+#include "truth_sniffer.h"
+#include "sniffer.h"
 #include "channel.h"
 
 typedef struct {
@@ -40,6 +42,7 @@ struct truth {
     GHashTable   *gw_seen;
     GArray       *configs;
     on_air_t     *on_air;     /* per transfer, what a sniffer can find */
+    sniffer_truth_t *sniffer; /* what this capture's sniffer did not capture */
     gint64        end_us;
 };
 
@@ -53,6 +56,7 @@ truth_t *truth_new(world_t *w)
     t->gw_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     t->configs = g_array_new(FALSE, TRUE, sizeof(config_entry_t));
     t->on_air = on_air_new();
+    t->sniffer = sniffer_truth_new();
     return t;
 }
 
@@ -63,6 +67,7 @@ void truth_free(truth_t *t)
     g_hash_table_destroy(t->gw_seen);
     g_array_free(t->configs, TRUE);
     on_air_free(t->on_air);
+    sniffer_truth_free(t->sniffer);
     g_free(t);
 }
 
@@ -136,11 +141,13 @@ static void complete_on_air(truth_t *t, datagram_t *dg, int hop, gint64 now)
         x->air_first_request_us = now;
 }
 
-void truth_mac_attempt(truth_t *t, mac_tx_t *tx)
+void truth_mac_attempt(truth_t *t, mac_tx_t *tx, gboolean captured)
 {
     datagram_t *dg = tx->dg;
     gint64 now = t->w->p.start_epoch_us + world_now(t->w);
 
+    if (!captured)
+        sniffer_truth_frame_missed(t->sniffer, tx, now);
     t->air.frames++;
     if (tx->is_poll) {
         t->air.data_requests++;
@@ -154,7 +161,7 @@ void truth_mac_attempt(truth_t *t, mac_tx_t *tx)
         return;
     if (dg->fragmented)
         t->air.fragment_frames++;
-    on_air_frame(dg, tx->hop, tx->frag, tx->sent > 1, now, air_time_us(tx->psdu->len));
+    on_air_frame(dg, tx->hop, tx->frag, tx->sent > 1, now, air_time_us(tx->psdu->len), captured);
     if (dg->msg.xfer) {
         if (tx->sent > 1)
             dg->msg.xfer->mac_retries++;
@@ -184,11 +191,16 @@ void truth_indirect_pulled(truth_t *t, const mac_tx_t *tx, gint64 dr_start)
                          t->w->p.start_epoch_us + dr_start);
 }
 
-void truth_ack_sent(truth_t *t, const datagram_t *dg, int hop, int frag, gsize ack_len)
+void truth_ack_sent(truth_t *t, const datagram_t *dg, const node_t *acked_sender, int hop, int frag,
+                    gsize ack_len, gboolean captured)
 {
+    gint64 now = t->w->p.start_epoch_us + world_now(t->w);
+
     t->air.frames++;
     t->air.acks++;
-    on_air_acked(dg, hop, frag, t->w->p.start_epoch_us + world_now(t->w), air_time_us(ack_len));
+    if (!captured)
+        sniffer_truth_ack_missed(t->sniffer, dg, acked_sender, now);
+    on_air_acked(dg, hop, frag, now, air_time_us(ack_len), captured);
 }
 
 void truth_datagram_sent(truth_t *t, datagram_t *dg)
@@ -380,6 +392,7 @@ static void write_xfer(GString *s, const truth_t *t, const truth_xfer_t *x)
         x->mac_retries, x->datagrams_sent, x->datagrams_fragmented, lost, x->fragments_sent,
         x->fragments_unacked);
     on_air_write(t->on_air, s, x, t->w->p.link == CAPTURE_GATEWAY);
+    sniffer_truth_write_xfer(t->sniffer, s, x, t->on_air);
     g_string_append_c(s, '}');
 }
 
@@ -456,9 +469,11 @@ gboolean truth_write_json(truth_t *t, const char *path, const char *capture_path
         const node_t *n = g_ptr_array_index(t->w->nodes, i);
         static const char *roles[] = { "border_router", "router", "meter", "background" };
         g_string_append_printf(s, "%s\n    {\"name\": \"%s\", \"role\": \"%s\", \"ext\": \"%016" G_GINT64_MODIFIER "x\", "
-                                  "\"short\": \"0x%04x\", \"sleepy\": %s, \"hidden\": %s, \"ipv6\": ",
+                                  "\"short\": \"0x%04x\", \"sleepy\": %s, \"hidden\": %s, \"sniffer_hops\": %d, "
+                                  "\"ipv6\": ",
                                i ? "," : "", n->name, roles[n->role], n->ext, n->rloc16,
-                               n->sleepy ? "true" : "false", n->hidden ? "true" : "false");
+                               n->sleepy ? "true" : "false", n->hidden ? "true" : "false",
+                               sniffer_hops_to(t->w, n));
         json_ip6(s, n->ipv6);
         g_string_append(s, "}");
     }
@@ -495,6 +510,7 @@ gboolean truth_write_json(truth_t *t, const char *path, const char *capture_path
         "  \"gateway_view\": {\"coap_messages\": %" G_GUINT64_FORMAT ", \"block2_responses\": %" G_GUINT64_FORMAT
         ", \"con_retransmissions\": %" G_GUINT64_FORMAT "},\n",
         t->gw.coap_messages, t->gw.block2_responses, t->gw.con_retransmissions);
+    sniffer_truth_write(t->sniffer, s, p, a->frames, capture_writer_count(t->w->cap));
     g_string_append_printf(s, "  \"records\": %" G_GUINT64_FORMAT ", \"end_us\": %" G_GINT64_FORMAT "\n}\n",
                            capture_writer_count(t->w->cap), p->start_epoch_us + t->end_us);
     ok = g_file_set_contents(path, s->str, (gssize)s->len, err);
@@ -542,4 +558,6 @@ void truth_print_summary(truth_t *t, FILE *out)
                  " fragments), %" G_GUINT64_FORMAT " datagrams, %" G_GUINT64_FORMAT " lost\n",
             a->frames, a->acks, a->data_requests, a->mac_retries, a->fragment_frames, a->datagrams,
             a->datagrams - a->datagrams_delivered);
+    if (sniffer_truth_missed(t->sniffer))
+        fprintf(out, "sniffer: %" G_GUINT64_FORMAT " of those frames not captured\n", sniffer_truth_missed(t->sniffer));
 }

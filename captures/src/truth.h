@@ -53,13 +53,16 @@ truth_xfer_t *truth_xfer_begin(truth_t *t, node_t *meter, const char *kind, cons
 void          truth_xfer_end(truth_t *t, truth_xfer_t *x, const char *outcome, const datagram_t *dg,
                              const app_msg_t *last_response);
 
-void truth_mac_attempt(truth_t *t, mac_tx_t *tx);   /* tx just went on air */
+/* tx just went on air; captured: the sniffer wrote it to the capture. */
+void truth_mac_attempt(truth_t *t, mac_tx_t *tx, gboolean captured);
 void truth_mac_failed(truth_t *t, const mac_tx_t *tx);
 /* A Data Request of tx->dst that started at dr_start (simulation time)
  * made its parent send tx, held for it since tx->queued_us. */
 void truth_indirect_pulled(truth_t *t, const mac_tx_t *tx, gint64 dr_start);
-/* An ACK went on air for a transmission of fragment frag of dg (NULL: a poll) on hop. */
-void truth_ack_sent(truth_t *t, const datagram_t *dg, int hop, int frag, gsize ack_len);
+/* An ACK went on air for a transmission by acked_sender of fragment frag of
+ * dg (NULL: a poll) on hop; captured as for truth_mac_attempt. */
+void truth_ack_sent(truth_t *t, const datagram_t *dg, const node_t *acked_sender, int hop, int frag,
+                    gsize ack_len, gboolean captured);
 void truth_datagram_sent(truth_t *t, datagram_t *dg);
 void truth_datagram_delivered(truth_t *t, const datagram_t *dg);
 /* The meter took msg as the answer to its open exchange: it stops waiting. */

@@ -52,6 +52,10 @@ typedef struct {
      * sent it after, and of the child's Data Request before that; NO_TIME none. */
     gint64   poll_had[MAX_PATH], poll_dr[MAX_PATH], poll_prev[MAX_PATH];
     GArray  *air;                /* gint64 pairs {start, end}: its frames and their ACKs on air */
+    /* What the sniffer missed, per hop: fragments with a transmission it
+     * captured, and the transmissions and ACKs it did not capture. */
+    guint32  captured[MAX_PATH];
+    guint32  missed_frames[MAX_PATH], missed_acks[MAX_PATH];
 } dg_rec_t;
 
 static void dg_rec_free(gpointer p)
@@ -142,13 +146,18 @@ static void add_air(dg_rec_t *r, gint64 end_us, gint64 dur_us)
     g_array_append_val(r->air, span);
 }
 
-void on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry, gint64 end_us, gint64 dur_us)
+void on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry, gint64 end_us, gint64 dur_us,
+                  gboolean captured)
 {
     dg_rec_t *r = dg->truth_rec;
 
     if (!r)
         return;
     add_air(r, end_us, dur_us);
+    if (captured)
+        r->captured[hop] |= 1u << frag;
+    else
+        r->missed_frames[hop]++;
     r->fragmented = dg->fragmented;
     if (!(r->sent[hop] & 1u << frag))
         r->psdu_bytes[hop] += (guint32)(dur_us / 32 - 6);   /* SHR and PHR: 6 bytes, 32 us each */
@@ -163,11 +172,13 @@ void on_air_copy(const datagram_t *dg, int hop, gint64 us)
         ((dg_rec_t *)dg->truth_rec)->copy_us[hop] = us;
 }
 
-void on_air_acked(const datagram_t *dg, int hop, int frag, gint64 end_us, gint64 dur_us)
+void on_air_acked(const datagram_t *dg, int hop, int frag, gint64 end_us, gint64 dur_us, gboolean captured)
 {
     if (dg && dg->truth_rec) {
-        ((dg_rec_t *)dg->truth_rec)->acked[hop] |= 1u << frag;
-        add_air(dg->truth_rec, end_us, dur_us);
+        dg_rec_t *r = dg->truth_rec;
+        r->acked[hop] |= 1u << frag;
+        r->missed_acks[hop] += !captured;
+        add_air(r, end_us, dur_us);
     }
 }
 
@@ -968,4 +979,52 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
     g_array_free(m.unseen, TRUE);
     g_array_free(m.estimated, TRUE);
     g_array_free(m.request_at, TRUE);
+}
+
+/* ---- what the sniffer missed ---- */
+
+/* Every (round, hop) copy of x's datagrams with a frame or an ACK the
+ * sniffer did not capture, in the order the rounds were sent: the message
+ * (Message ID, its round among the rounds of that MID in that direction,
+ * what it is, the block), how much of it is missing from the capture, and
+ * whether it was lost on the channel, which is another matter. */
+guint on_air_write_missed(on_air_t *oa, GString *s, const truth_xfer_t *x, guint *unreassemblable)
+{
+    GPtrArray *recs = g_hash_table_lookup(oa->by_xfer, x);
+    GHashTable *rounds = g_hash_table_new(g_direct_hash, g_direct_equal);
+    guint n = 0;
+
+    *unreassemblable = 0;
+    for (guint i = 0; recs && i < recs->len; i++) {
+        const dg_rec_t *r = g_ptr_array_index(recs, i);
+        gpointer key = GUINT_TO_POINTER((guint)r->mid << 1 | (guint)r->upstream);
+        guint round = GPOINTER_TO_UINT(g_hash_table_lookup(rounds, key)) + 1;
+
+        g_hash_table_insert(rounds, key, GUINT_TO_POINTER(round));
+        for (int h = 0; h < r->n_hops; h++) {
+            guint32 unseen = r->sent[h] & ~r->captured[h];
+            gboolean on_air = r->copy_us[h] != NO_TIME;
+            gboolean lost = !on_air || (r->sent[h] & ~r->acked[h]) != 0;
+
+            if (!r->missed_frames[h] && !r->missed_acks[h])
+                continue;
+            *unreassemblable += on_air && unseen;
+            g_string_append_printf(s, "%s\n        {\"mid\": %u, \"round\": %u, \"message\": \"%s\", \"block\": ",
+                                   n ? "," : "", r->mid, round,
+                                   r->request ? "request" : r->response ? "response" : "empty_ack");
+            if (r->block >= 0)
+                g_string_append_printf(s, "%" G_GINT64_FORMAT, r->block);
+            else
+                g_string_append(s, "null");
+            g_string_append_printf(s, ", \"hop\": %d, \"data_frames\": %u, \"acks\": %u, "
+                                      "\"fragments_never_captured\": %u, \"complete_on_air\": %s, "
+                                      "\"complete_in_capture\": %s, \"lost_on_channel\": %s}",
+                                   h, r->missed_frames[h], r->missed_acks[h], bit_count(unseen),
+                                   on_air ? "true" : "false", on_air && !unseen ? "true" : "false",
+                                   lost ? "true" : "false");
+            n++;
+        }
+    }
+    g_hash_table_destroy(rounds);
+    return n;
 }

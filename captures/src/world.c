@@ -14,6 +14,7 @@
 #include "meter_app.h"
 #include "gateway_app.h"
 #include "truth.h"
+#include "sniffer.h"
 
 #define MLE_PORT  19788
 
@@ -383,8 +384,7 @@ world_t *world_new(const sim_params_t *p, capture_writer_t *cap, GError **err)
 
     w->p = *p;
     w->rng = g_rand_new_with_seed_array(seed, 2);
-    guint32 sniffer_seed[2] = { seed[0] ^ 0x736e6966u, seed[1] };
-    w->sniffer_rng = g_rand_new_with_seed_array(sniffer_seed, 2);
+    w->sniffer = sniffer_new(p);
     w->eq = event_queue_new();
     w->cap = cap;
     w->nodes = g_ptr_array_new_with_free_func(node_free);
@@ -428,7 +428,7 @@ void world_free(world_t *w)
         g_array_free(w->air, TRUE);
     event_queue_free(w->eq);
     g_rand_free(w->rng);
-    g_rand_free(w->sniffer_rng);
+    sniffer_free(w->sniffer);
     g_free(w);
 }
 

@@ -110,8 +110,7 @@ struct mac_tx {
 struct world {
     sim_params_t     p;
     GRand           *rng;
-    GRand           *sniffer_rng; /* host latency: its own sequence, so the run is the same in every mode */
-    gint64           last_stamp_us;
+    struct sniffer  *sniffer;    /* what the capture gets of the air (sniffer.c) */
     event_queue_t   *eq;
     capture_writer_t *cap;
     guint8           mac_key[16];
