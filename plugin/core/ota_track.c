@@ -890,7 +890,12 @@ static gboolean receiver_acted(const ota_track_t *t, guint32 i, const ota_copy_t
 {
     const ota_msg_t *m = c->msg;
     guint32 n = chunk_array_count(t->copy_list);
+    /* An earlier copy of the message on c's link that arrived whole may be
+     * the one the receiver acted on. */
+    gboolean earlier_on_link = FALSE;
 
+    for (const ota_copy_t *o = m ? m->copies : NULL; o; o = o->next_of_msg)
+        earlier_on_link |= o != c && o->src == c->src && o->dst == c->dst && o->first_us <= c->first_us && o->complete;
     *fwd = NULL;
     for (guint32 j = i + 1; j < MIN(n, i + 1 + ACTED_SCAN); j++) {
         const ota_copy_t *e = copy_at(t, j);
@@ -904,7 +909,7 @@ static gboolean receiver_acted(const ota_track_t *t, guint32 i, const ota_copy_t
             *fwd = e;
             continue;
         }
-        if (!m || !e->msg || e->msg == m)
+        if (!m || !e->msg || e->msg == m || earlier_on_link)
             continue;
         if (m->is_request && e->msg->request == m)
             return TRUE;
@@ -960,8 +965,13 @@ static guint infer_copy(const ota_track_t *t, guint32 i, ota_copy_t *c)
         top = MAX(top, c->frags[k].offset);
     }
     c->missed_frags = 0;
+    /* A sender that gave up on a fragment (sent it 4 times, no ACK) sent
+     * nothing after it: what the receiver did next came from elsewhere. */
+    gboolean gave_up = FALSE;
+    for (guint k = 0; t->acks_seen && k < c->n_frags; k++)
+        gave_up |= !c->frags[k].acked && c->frags[k].transmissions >= MAC_TRANSMISSIONS;
     if (!shown_all)
-        acted = receiver_acted(t, i, c, &fwd);
+        acted = receiver_acted(t, i, c, &fwd) && !gave_up;
     if (fwd)
         for (guint k = 0; k < fwd->n_frags; k++) {
             fwd_top = MAX(fwd_top, fwd->frags[k].offset);
@@ -1014,8 +1024,11 @@ static guint infer_copy(const ota_track_t *t, guint32 i, ota_copy_t *c)
         retries += fr->retry_missed;
         if (fr->acked)
             continue;
-        fr->delivered = acted || (c->fragmented && (fr->offset < top || (has_fwd_top && fr->offset <= fwd_top))) ||
-                        (!c->fragmented && fwd);
+        /* The receiver had it; and the sender, which retries a frame until
+         * it gets an ACK, stopped before giving up: the ACK was on the air.
+         * (A frame whose every ACK was lost on the air is sent 4 times.) */
+        gboolean received = acted || (c->fragmented && has_fwd_top && fr->offset <= fwd_top) || (!c->fragmented && fwd);
+        fr->delivered = (c->fragmented && fr->offset < top) || (received && fr->transmissions < MAC_TRANSMISSIONS);
         if (!t->acks_seen)
             continue;
         missed_acks += fr->delivered;
