@@ -271,6 +271,13 @@ void ms_report_json(FILE *out, ms_analysis_t *a, guint n)
         json_builder_set_member_name(b, "pairs_fit");
         json_builder_add_int_value(b, c->counts.timestamp_pairs_fit);
         json_builder_end_object(b);
+        json_builder_set_member_name(b, "sniffer");
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "frames_missed");
+        json_builder_add_int_value(b, c->counts.frames_missed_by_sniffer);
+        json_builder_set_member_name(b, "acks_unmatched");
+        json_builder_add_int_value(b, c->counts.acks_unmatched);
+        json_builder_end_object(b);
         json_builder_set_member_name(b, "transfers");
         json_builder_begin_array(b);
         for (guint t = 0; t < c->transfers->len; t++)

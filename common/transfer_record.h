@@ -105,7 +105,13 @@
       "median bytes of the block a FRAG1 of the block's direction carried; empty if none was fragmented") \
     X(eta_s, DBL, OPT, "incomplete, size known: seconds more at the rate the capture shows; else empty") \
     X(eta_low_s, DBL, OPT, "its 90% range: low end") \
-    X(eta_high_s, DBL, OPT, "its 90% range: high end")
+    X(eta_high_s, DBL, OPT, "its 90% range: high end") \
+    X(frames_missed_by_sniffer, U32, REQ, \
+      "frames of its datagrams (fragments, ACKs, retries) the sniffer missed, as what it captured after them proves (added within version 2)") \
+    X(copies_lost_uncertain, U32, REQ, \
+      "of the lost request and response copies, those the sniffer may have missed the delivery of: each `*_copies_lost` is an upper bound, at most this much too high (added within version 2)") \
+    X(frames_unacked_uncertain, U32, REQ, \
+      "of `frames_unacked`, those sent fewer than 4 times as captured: their ACK may have gone uncaptured; `frames_unacked` and `fragments_lost` are at most this much too high (added within version 2)")
 
 /* A point of a transfer's progress, for plots. */
 #define METER_PROGRESS_COLUMNS(X) \
@@ -135,7 +141,11 @@
     X(timestamps_earlier, U32, REQ, \
       "frames stamped earlier than an earlier frame, timed at the latest time before them (added within version 2)") \
     X(timestamps_out_of_range, U32, REQ, \
-      "frames stamped before 1970 or after 9999, timed at the latest time before them (added within version 2)")
+      "frames stamped before 1970 or after 9999, timed at the latest time before them (added within version 2)") \
+    X(acks_unmatched, U32, REQ, \
+      "ACKs of no captured frame awaiting one: the frame they acknowledge was missed by the sniffer, and delivered (added within version 2)") \
+    X(frames_missed_by_sniffer, U32, REQ, \
+      "frames the sniffer missed, as what it captured after them proves: the transfers' and the unmatched ACKs' (added within version 2)")
 
 /* A DBL is at most this either way: a capture's times span at most 2^63 us
  * (9.2e12 s), a rate is at most 2^32 bytes in 1 us (4.3e15 B/s), so a

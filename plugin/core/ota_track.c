@@ -42,6 +42,14 @@
 #define ATTRIBUTE_US     G_GINT64_CONSTANT(600000000)
 #define COPY_REUSE_US    G_GINT64_CONSTANT(60000000)
 #define SILENCE_MIN_US   G_GINT64_CONSTANT(1000000)   /* shorter gaps are never stalls */
+/* Frames the sniffer missed (docs/ota-sessions.md). A sender numbers its
+ * frames one after another: an unmatched ACK whose number lies between two
+ * fragments of a copy is the ACK of the fragment missed between them. */
+#define ORPHAN_ACKS      32
+#define ORPHAN_SEQ_SPAN  16        /* the most frames a sender sends between two fragments of one copy */
+#define MAC_TRANSMISSIONS 4        /* a frame and macMaxFrameRetries (3) retries: the sender gave up */
+#define ACTED_SCAN       256       /* copies after a copy looked at for what its receiver did next */
+#define TIE_SCAN         64        /* copies either side looked at for another hop's copy of a datagram */
 
 /* A frame of a datagram copy (or the ACK of one) on the air: it occupied
  * [end_us - dur_us, end_us] (stamps are moved to the frame's end first).
@@ -63,6 +71,14 @@ struct ota_track {
         guint8      frag_index;
     } recent[RECENT_FRAMES];
     guint         recent_next;
+    struct {                       /* the latest unmatched ACKs, oldest overwritten */
+        gint64  ts_us;
+        guint8  seq;
+        gboolean claimed;          /* a datagram copy's missing fragment was this ACK's frame */
+    } orphans[ORPHAN_ACKS];
+    guint         orphan_next;
+    gint64        last_ack_us;     /* the latest matched ACK, against a sniffer's duplicate of it */
+    guint8        last_ack_seq;
     ota_frame_t  *spare_frames;    /* records no one holds, for reuse (chained by copy) */
     wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* (stale ones go) */
     guint32       keys_since_sweep, keys_after_sweep;
@@ -407,6 +423,48 @@ static gboolean seen_before(ota_track_t *t, ota_frame_t *f, guint64 fingerprint)
     return FALSE;
 }
 
+/* The matched ACK just before, captured again (a sniffer reporting it
+ * twice): not an ACK of a frame missed. */
+static gboolean ack_seen_twice(const ota_track_t *t, const ota_link_in_t *in)
+{
+    gint64 gap = in->ts_us - t->last_ack_us;
+
+    return t->last_ack_us && in->seq == t->last_ack_seq && gap >= 0 &&
+           gap <= (t->time_base.kind == OTA_STAMP_HOST ? STAMP_SLACK_US : SNIFFER_DUP_US);
+}
+
+/* An ACK no captured frame awaits: the sniffer missed the frame it
+ * acknowledges, and that frame arrived. A copy's fragment may claim it
+ * later (claim_orphan_acks). */
+static void note_orphan_ack(ota_track_t *t, const ota_link_in_t *in)
+{
+    t->counts.acks_unmatched++;
+    t->orphans[t->orphan_next].ts_us = in->ts_us;
+    t->orphans[t->orphan_next].seq = in->seq;
+    t->orphans[t->orphan_next].claimed = FALSE;
+    t->orphan_next = (t->orphan_next + 1) % ORPHAN_ACKS;
+}
+
+/* A new fragment of c with sequence number seq at ts_us: the unmatched ACKs
+ * numbered after c's latest fragment and before this one (before this one,
+ * for a copy whose first fragments were missed), captured since, were the
+ * ACKs of c's fragments the sniffer missed. */
+static void claim_orphan_acks(ota_track_t *t, ota_copy_t *c, guint8 seq, guint missing_before, gint64 since_us,
+                              gint64 ts_us)
+{
+    guint8 after = c->n_frags ? c->last_seq : (guint8)(seq - MIN(missing_before, ORPHAN_SEQ_SPAN - 1) - 1);
+
+    for (guint i = 0; i < ORPHAN_ACKS; i++) {
+        guint8 d = (guint8)(t->orphans[i].seq - after), span = (guint8)(seq - after);
+        if (t->orphans[i].claimed || !t->orphans[i].ts_us || t->orphans[i].ts_us < since_us ||
+            t->orphans[i].ts_us > ts_us || d == 0 || d >= span || span > ORPHAN_SEQ_SPAN)
+            continue;
+        t->orphans[i].claimed = TRUE;
+        if (c->acks_claimed < G_MAXUINT8)
+            c->acks_claimed++;
+    }
+}
+
 ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
 {
     ota_frame_t *f = frame_record(t);
@@ -455,6 +513,19 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
                 note_air(t, a->copy, f->ts_us, in->air_us);
             t->awaiting_ack[in->seq] = NULL;
             frame_unhold(t, a);
+            t->last_ack_us = in->ts_us;
+            t->last_ack_seq = in->seq;
+        } else if (a && gap >= 0 && in->ts_us - a->first_tx_raw_us <= RETRY_WINDOW_US + ACK_WAIT_US &&
+                   a->copy && a->frag_index < a->copy->n_frags && !a->copy->frags[a->frag_index].acked) {
+            /* Too late for the frame, within its retry window: the ACK of a
+             * retry the sniffer missed. The fragment arrived. */
+            ota_frag_t *fr = &a->copy->frags[a->frag_index];
+            fr->acked = fr->retry_missed = TRUE;
+            fr->acked_us = a->ts_us;
+            t->awaiting_ack[in->seq] = NULL;
+            frame_unhold(t, a);
+        } else if (!ack_seen_twice(t, in)) {
+            note_orphan_ack(t, in);
         }
         return f;
     }
@@ -669,6 +740,10 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
                            : c->cap_frags < 4 ? c->cap_frags + 1 : MIN(2 * c->cap_frags, OTA_MAX_FRAGS);
             c->frags = wmem_realloc(t->scope, c->frags, c->cap_frags * sizeof(ota_frag_t));
         }
+        if (lv->is_frag && (c->n_frags || !lv->first))
+            claim_orphan_acks(t, c, f->seq, (guint)(lv->offset + MAX(lv->data_len, 8) - 1) / (guint)MAX(lv->data_len, 8),
+                              c->n_frags ? c->last_us : f->ts_us - HOP_WINDOW_US, f->ts_us);
+        c->last_seq = f->seq;
         memset(&c->frags[i], 0, sizeof(ota_frag_t));
         c->frags[i].offset = lv->offset;
         c->frags[i].len = lv->first ? lv->frag1_span : (guint16)MAX(lv->data_len, 0);
@@ -717,6 +792,9 @@ static gboolean copy_lost(const ota_track_t *t, const ota_copy_t *c, gint64 befo
     /* Strictly before: the copy in the frame being read has no ACK yet. */
     if (c->first_us >= before_us)
         return FALSE;
+    /* Once the capture is read: what the frames after it show (infer_copy). */
+    if (before_us == G_MAXINT64)
+        return c->lost;
     if (!c->complete)
         return TRUE;
     if (!t->acks_seen)
@@ -772,6 +850,202 @@ static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guin
             return TRUE;
     }
     return FALSE;
+}
+
+/* ---- what the sniffer missed (docs/ota-sessions.md, "Frames the sniffer missed") ---- */
+
+/* Two copies of one datagram on two hops: its tag and size (a forwarder
+ * keeps the originator's), or, unfragmented, its message. */
+static gboolean same_datagram(const ota_copy_t *a, const ota_copy_t *b)
+{
+    if (a->fragmented)
+        return b->fragmented && a->tag == b->tag && a->size == b->size;
+    return !b->fragmented && a->msg && a->msg == b->msg;
+}
+
+/* A fragmented copy whose CoAP header the sniffer missed (its FRAG1) takes
+ * the message of another hop's copy of the same datagram. */
+static void tie_by_other_hop(const ota_track_t *t, guint32 i, ota_copy_t *c)
+{
+    guint32 n = chunk_array_count(t->copy_list);
+
+    for (guint32 j = i > TIE_SCAN ? i - TIE_SCAN : 0; j < MIN(n, i + TIE_SCAN + 1); j++) {
+        const ota_copy_t *o = copy_at(t, j);
+        if (j == i || !o->msg || !same_datagram(c, o) || (o->src != c->dst && o->dst != c->src) ||
+            llabs(o->first_us - c->first_us) > HOP_WINDOW_US)
+            continue;
+        c->msg = o->msg;
+        c->msg_is_guess = TRUE;
+        c->coap_type = o->coap_type;
+        c->coap_code = o->coap_code;
+        return;
+    }
+}
+
+/* What c's receiver did next, as the copies after it show: sent the
+ * datagram on (*fwd, its copy on the next hop), or acted on the message
+ * (answered a request, asked for the block after a response's). Nothing
+ * counts once c's sender sent the message again on c's link. */
+static gboolean receiver_acted(const ota_track_t *t, guint32 i, const ota_copy_t *c, const ota_copy_t **fwd)
+{
+    const ota_msg_t *m = c->msg;
+    guint32 n = chunk_array_count(t->copy_list);
+    /* An earlier copy of the message on c's link that arrived whole may be
+     * the one the receiver acted on. */
+    gboolean earlier_on_link = FALSE;
+
+    for (const ota_copy_t *o = m ? m->copies : NULL; o; o = o->next_of_msg)
+        earlier_on_link |= o != c && o->src == c->src && o->dst == c->dst && o->first_us <= c->first_us && o->complete;
+    *fwd = NULL;
+    for (guint32 j = i + 1; j < MIN(n, i + 1 + ACTED_SCAN); j++) {
+        const ota_copy_t *e = copy_at(t, j);
+        if (e->first_us > c->last_us + ATTRIBUTE_US)
+            break;
+        if (e->src == c->src && e->dst == c->dst && (same_datagram(c, e) || (m && e->msg == m)))
+            break;
+        if (e->src != c->dst)
+            continue;
+        if (!*fwd && e->dst != c->src && same_datagram(c, e) && e->first_us <= c->last_us + HOP_WINDOW_US) {
+            *fwd = e;
+            continue;
+        }
+        if (!m || !e->msg || e->msg == m || earlier_on_link)
+            continue;
+        if (m->is_request && e->msg->request == m)
+            return TRUE;
+        if (!m->is_request && e->msg->is_request && e->msg->xfer == m->xfer)
+            return m->request && e->msg != m->request && e->msg->offset > m->request->offset;
+    }
+    return FALSE;
+}
+
+/* Missing bytes [from, to) of a copy whose fragments carry unit bytes: how
+ * many fragments they were (a FRAG1's span is its data and the headers it
+ * compressed: to the nearest count). */
+static guint missing_frags(guint from, guint to, guint unit, gboolean to_end)
+{
+    if (to <= from)
+        return 0;
+    if (to_end)
+        return (to - from + unit - 1) / unit;
+    return MAX(1u, (to - from + unit / 2) / unit);
+}
+
+typedef struct { guint16 off, end; } frag_span_t;
+
+static gboolean copy_has_offset(const ota_copy_t *c, guint16 offset)
+{
+    for (guint k = 0; k < c->n_frags; k++)
+        if (c->frags[k].offset == offset)
+            return TRUE;
+    return FALSE;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+    return (int)((const frag_span_t *)a)->off - (int)((const frag_span_t *)b)->off;
+}
+
+/* Which of c's frames arrived though no ACK was captured, which fragments
+ * the sniffer missed, and whether c is lost (and whether surely). A sender
+ * sends a datagram's fragments in order and drops the rest when one fails
+ * (RFC 4944 has no recovery): a later fragment proves every earlier one
+ * arrived; so does the receiver's acting on it. Returns how many of c's
+ * missed fragments came after its last one captured. */
+static guint infer_copy(const ota_track_t *t, guint32 i, ota_copy_t *c)
+{
+    const ota_copy_t *fwd = NULL;
+    gboolean shown_all = c->complete;
+    guint top = 0, fwd_top = 0, gaps_before_top = 0, missed_acks = 0, retries = 0, unit = 0;
+    gboolean has_fwd_top = FALSE, acted = FALSE, confirmed = FALSE, unacked = FALSE;
+
+    for (guint k = 0; k < c->n_frags; k++) {
+        c->frags[k].delivered = FALSE;
+        shown_all &= !t->acks_seen || c->frags[k].acked;
+        top = MAX(top, c->frags[k].offset);
+    }
+    c->missed_frags = 0;
+    /* A sender that gave up on a fragment (sent it 4 times, no ACK) sent
+     * nothing after it: what the receiver did next came from elsewhere. */
+    gboolean gave_up = FALSE;
+    for (guint k = 0; t->acks_seen && k < c->n_frags; k++)
+        gave_up |= !c->frags[k].acked && c->frags[k].transmissions >= MAC_TRANSMISSIONS;
+    if (!shown_all)
+        acted = receiver_acted(t, i, c, &fwd) && !gave_up;
+    if (fwd)
+        for (guint k = 0; k < fwd->n_frags; k++) {
+            fwd_top = MAX(fwd_top, fwd->frags[k].offset);
+            has_fwd_top = TRUE;
+        }
+    c->whole = c->complete;
+    if (c->fragmented && !c->complete && !c->bad_size) {
+        frag_span_t spans[2 * OTA_MAX_FRAGS];
+        guint n = 0, at = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            const ota_copy_t *o = pass ? fwd : c;
+            for (guint k = 0; o && k < o->n_frags; k++) {
+                const ota_frag_t *fr = &o->frags[k];
+                /* What a full FRAGN carries: any FRAGN's frame tells it
+                 * (127 bytes less those that are not its data, to 8). */
+                if (fr->offset && fr->psdu_len && fr->psdu_len <= 127)
+                    unit = MAX(unit, MAX(fr->len, (127u - fr->psdu_len + fr->len) / 8 * 8));
+                else if (fr->offset)
+                    unit = MAX(unit, fr->len);
+                spans[n].off = fr->offset;
+                spans[n].end = (guint16)(fr->offset + fr->len);
+                n++;
+                /* The next hop forwarded a fragment c's capture lacks: it was sent on c's link. */
+                if (pass && !copy_has_offset(c, fr->offset)) {
+                    c->missed_frags++;
+                    gaps_before_top += fr->offset < top;
+                }
+            }
+        }
+        qsort(spans, n, sizeof spans[0], cmp_span);
+        unit = unit ? unit : 96;
+        for (guint k = 0; k < n; k++) {
+            /* A FRAG1 whose span is unknown reaches the next fragment. */
+            if (spans[k].off > at && !(k && spans[k - 1].off == 0 && spans[k - 1].end == 0)) {
+                guint m = missing_frags(at, spans[k].off, unit, FALSE);
+                c->missed_frags += m;
+                if (spans[k].off <= top)
+                    gaps_before_top += m;
+            }
+            at = MAX(at, spans[k].end);
+        }
+        if (acted && at < c->size) {
+            c->missed_frags += missing_frags(at, c->size, unit, TRUE);
+            at = c->size;
+        }
+        c->whole = at >= c->size;
+    }
+    for (guint k = 0; k < c->n_frags; k++) {
+        ota_frag_t *fr = &c->frags[k];
+        retries += fr->retry_missed;
+        if (fr->acked)
+            continue;
+        /* The receiver had it; and the sender, which retries a frame until
+         * it gets an ACK, stopped before giving up: the ACK was on the air.
+         * (A frame whose every ACK was lost on the air is sent 4 times.) */
+        gboolean received = acted || (c->fragmented && has_fwd_top && fr->offset <= fwd_top) || (!c->fragmented && fwd);
+        fr->delivered = (c->fragmented && fr->offset < top) || (received && fr->transmissions < MAC_TRANSMISSIONS);
+        if (!t->acks_seen)
+            continue;
+        missed_acks += fr->delivered;
+        if (!fr->delivered) {
+            unacked = TRUE;
+            confirmed |= fr->transmissions >= MAC_TRANSMISSIONS;
+        }
+    }
+    /* A fragment missed between two captured ones had its ACK missed too,
+     * unless an unmatched ACK was its. */
+    guint extra = t->acks_seen && gaps_before_top > c->acks_claimed ? gaps_before_top - c->acks_claimed : 0;
+    c->missed_frames = (guint8)MIN(c->missed_frags + missed_acks + retries + extra, G_MAXUINT8);
+    c->lost = !c->whole || unacked;
+    c->lost_uncertain = c->lost && !confirmed;
+    /* Fragments missed after the last one captured claimed no unmatched
+     * ACK: the capture's count takes theirs as one of those. */
+    return t->acks_seen ? (guint)c->missed_frags - MIN(gaps_before_top, c->missed_frags) : 0;
 }
 
 /* ---- messages, rounds, transfers ---- */
@@ -1543,13 +1817,22 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *a
 static void count_response_losses(const ota_track_t *t, const ota_copy_t *c, gboolean lost,
                                   meter_transfer_record_t *s)
 {
-    gboolean first_ok = FALSE;
+    gboolean first_ok = FALSE, first_seen = FALSE;
 
     for (guint k = 0; k < c->n_frags; k++) {
-        if (c->frags[k].offset == 0)
-            first_ok = !t->acks_seen || c->frags[k].acked;
-        else
+        if (c->frags[k].offset == 0) {
+            first_seen = TRUE;
+            first_ok = !t->acks_seen || c->frags[k].acked || c->frags[k].delivered;
+        } else {
             s->response_later_frames++;
+        }
+    }
+    /* A FRAGN captured without its FRAG1: the FRAG1 was sent, and arrived. */
+    if (!first_seen && c->fragmented && c->n_frags && c->missed_frags) {
+        first_ok = TRUE;
+        s->response_later_frames += c->missed_frags - 1u;
+    } else {
+        s->response_later_frames += c->missed_frags;
     }
     s->response_first_lost += lost && !first_ok;
 }
@@ -1773,43 +2056,86 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
             attribute_leftover(t, c);
             c->msg_is_guess = c->msg != NULL;
         }
+    }
+    /* Copies whose CoAP header the sniffer missed, by another hop's copy. */
+    for (guint i = 0; i < chunk_array_count(t->copy_list); i++) {
+        ota_copy_t *c = copy_at(t, i);
+        if (!c->msg && !c->has_coap && c->fragmented)
+            tie_by_other_hop(t, i, c);
+    }
+    /* Each message's copies, in capture order (chained: no table of them). */
+    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
+        ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+        for (guint k = 0; k < wmem_array_get_count(x->msgs); k++)
+            (*(ota_msg_t **)wmem_array_index(x->msgs, k))->copies = NULL;
+    }
+    for (guint i = chunk_array_count(t->copy_list); i-- > 0;) {
+        ota_copy_t *c = copy_at(t, i);
+        if (c->msg) {
+            c->next_of_msg = c->msg->copies;
+            c->msg->copies = c;
+        }
+    }
+    /* What the frames after each copy show the sniffer missed; the capture's
+     * count has every copy's and the unmatched ACKs no copy explains. */
+    guint32 missed = 0, claimed = 0, tails = 0;
+    for (guint i = 0; i < chunk_array_count(t->copy_list); i++) {
+        ota_copy_t *c = copy_at(t, i);
+        tails += infer_copy(t, i, c);
+        missed += c->missed_frames;
+        claimed += c->acks_claimed;
+    }
+    guint32 unclaimed = t->counts.acks_unmatched > claimed ? t->counts.acks_unmatched - claimed : 0;
+    t->counts.frames_missed = missed + (unclaimed > tails ? unclaimed - tails : 0);
+    /* Each copy counted in its transfer. */
+    for (guint i = 0; i < chunk_array_count(t->copy_list); i++) {
+        ota_copy_t *c = copy_at(t, i);
         if (!c->msg)
             continue;
         meter_transfer_record_t *s = &c->msg->xfer->rec;
         s->datagram_copies++;
         s->acks_visible = t->acks_seen;
-        gboolean unacked = FALSE;
+        /* Frames the sniffer missed count as sent (and a retry missed as
+         * a retry) where the frames after them prove them. */
+        s->frames_missed_by_sniffer += c->missed_frames;
+        s->frames_sent += c->missed_frags;
         for (guint k = 0; k < c->n_frags; k++) {
-            s->mac_retries += c->frags[k].transmissions - 1;
+            const ota_frag_t *fr = &c->frags[k];
+            s->mac_retries += fr->transmissions - 1 + fr->retry_missed;
             s->frames_sent++;
-            if (t->acks_seen && !c->frags[k].acked) {
+            if (t->acks_seen && !fr->acked && !fr->delivered) {
                 s->frames_unacked++;
                 s->fragments_lost += c->fragmented;
-                unacked = TRUE;
+                s->frames_unacked_uncertain += fr->transmissions < MAC_TRANSMISSIONS;
             }
         }
-        gboolean lost = !c->complete || unacked;
+        gboolean lost = c->lost;
+        guint n_frames = c->n_frags + c->missed_frags;
         /* Its own code first: a lost response credited to its request (see
-         * attribute_leftover) is still a response. Empty ACKs and RSTs
-         * (code 0) count in neither direction. */
-        gboolean is_request = c->has_coap ? coap_code_is_request(c->coap_code) : c->msg->is_request;
+         * attribute_leftover) is still a response; a copy tied by another
+         * hop's has that one's. Empty ACKs and RSTs (code 0) count in
+         * neither direction. */
+        gboolean code_known = c->has_coap || c->coap_code;
+        gboolean is_request = code_known ? coap_code_is_request(c->coap_code) : c->msg->is_request;
+        if ((is_request || coap_code_class(c->coap_code) >= 2 || !code_known) && lost)
+            s->copies_lost_uncertain += c->lost_uncertain;
         if (is_request) {
             s->request_copies++;
             s->request_copies_lost += lost;
-            s->request_frames_complete += lost ? 0 : c->n_frags;
+            s->request_frames_complete += lost ? 0 : n_frames;
             for (guint k = 0; !lost && k < c->n_frags; k++)
                 s->request_bytes_complete += c->frags[k].psdu_len;
-        } else if (coap_code_class(c->coap_code) >= 2 || !c->has_coap) {   /* class 2 and above, as the truth counts */
+        } else if (coap_code_class(c->coap_code) >= 2 || !code_known) {   /* class 2 and above, as the truth counts */
             s->response_copies++;
             s->response_copies_lost += lost;
-            s->response_frames_complete += lost ? 0 : c->n_frags;
+            s->response_frames_complete += lost ? 0 : n_frames;
             for (guint k = 0; !lost && k < c->n_frags; k++)
                 s->response_bytes_complete += c->frags[k].psdu_len;
             count_response_losses(t, c, lost, s);
         }
         if (c->fragmented) {
             s->datagrams_fragmented++;
-            s->datagrams_incomplete += !c->complete;
+            s->datagrams_incomplete += !c->whole;
             /* What a full FRAGN would carry there: any FRAGN's frame, the last
              * too, tells it (127 bytes less those that are not its data, in
              * multiples of 8); the tightest hop decides for every hop. */
@@ -1828,19 +2154,6 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
                     gint64 d1 = c->frags[k].len - (c->size - carrier->len);
                     append_to(tmp, frag1_by_xfer, c->msg->xfer, &d1);
                 }
-    }
-    /* Each message's copies, in capture order (chained: no table of them). */
-    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
-        ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
-        for (guint k = 0; k < wmem_array_get_count(x->msgs); k++)
-            (*(ota_msg_t **)wmem_array_index(x->msgs, k))->copies = NULL;
-    }
-    for (guint i = chunk_array_count(t->copy_list); i-- > 0;) {
-        ota_copy_t *c = copy_at(t, i);
-        if (c->msg) {
-            c->next_of_msg = c->msg->copies;
-            c->msg->copies = c;
-        }
     }
     /* Poll waits, once every copy has its message. */
     for (guint i = 0; i < chunk_array_count(t->copy_list); i++) {

@@ -49,6 +49,8 @@ typedef struct {
  * encrypted capture read without its key. */
 typedef struct {
     guint32 frames, wpan_frames, secured_frames, undecrypted_frames;
+    guint32 acks_unmatched;      /* ACKs of no frame captured awaiting one: each one frame missed */
+    guint32 frames_missed;       /* every frame the capture shows the sniffer missed (made by finalize) */
 } ota_capture_counts_t;
 
 typedef struct ota_copy ota_copy_t;
@@ -121,6 +123,8 @@ typedef struct {
     guint16  psdu_len;            /* its frame's PSDU, FCS included */
     guint16  transmissions;       /* (saturates) */
     guint8   acked : 1;
+    guint8   retry_missed : 1;    /* acknowledged after a retry the sniffer missed */
+    guint8   delivered : 1;       /* no ACK captured, yet what came after proves it arrived (finalize) */
 } ota_frag_t;
 
 #define OTA_MAX_FRAGS 64   /* 1280-byte IPv6 MTU over >= 20-byte fragments */
@@ -141,11 +145,20 @@ struct ota_copy {
     guint16     coap_mid;
     guint8      coap_type, coap_code;
     guint8      n_frags, cap_frags;   /* at most OTA_MAX_FRAGS */
+    guint8      last_seq;         /* the 802.15.4 sequence number of its latest new fragment */
+    guint8      acks_claimed;     /* unmatched ACKs that its missing fragments explain */
+    guint8      missed_frags;     /* of its fragments, those never captured that finalize infers were sent */
+    guint8      missed_frames;    /* those and the ACKs and retries of it the sniffer missed (finalize) */
     guint8      fragmented : 1;   /* FRAG1/FRAGN headers (size may still be 0: bad_size) */
     guint8      bad_size : 1;     /* datagram_size 0 or smaller than a fragment's end: never complete */
     guint8      complete : 1;
     guint8      has_coap : 1;
     guint8      msg_is_guess : 1; /* msg chosen by finalize (nearest in time): redone every time */
+    /* What finalize infers from the frames after it (docs/ota-sessions.md,
+     * "Frames the sniffer missed"), redone every time: */
+    guint8      whole : 1;        /* every byte was on the air, captured or not */
+    guint8      lost : 1;         /* not shown delivered: incomplete, or a frame not shown acknowledged */
+    guint8      lost_uncertain : 1; /* lost, but the sniffer may have missed what would show it delivered */
 };
 
 typedef struct ota_copy_result ota_copy_result_t;

@@ -79,6 +79,8 @@ static meter_counts_record_t counts_record(const meter_session_t *s, const ota_t
         .timestamps_zero = ota_clock_count(clock, OTA_CLOCK_ZERO),
         .timestamps_earlier = ota_clock_count(clock, OTA_CLOCK_EARLIER),
         .timestamps_out_of_range = ota_clock_count(clock, OTA_CLOCK_OUT_OF_RANGE),
+        .acks_unmatched = c->acks_unmatched,
+        .frames_missed_by_sniffer = c->frames_missed,
     };
 }
 
