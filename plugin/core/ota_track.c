@@ -641,7 +641,7 @@ static ota_copy_t *new_copy(ota_track_t *t, ota_frame_t *f, const lowpan_view_t 
     c->fragmented = lv->is_frag;
     c->first_frame = f->frame;
     c->first_us = f->ts_us;
-    c->first_start_us = f->ts_us - f->air_us;
+    c->first_air_us = (guint16)MIN(f->air_us, G_MAXUINT16);
     *(ota_copy_t **)chunk_array_append(t->copy_list) = c;
     if (key)
         wmem_map_insert(t->copies, key, c);
@@ -1293,7 +1293,7 @@ static ota_copy_result_t *track_in(ota_track_t *t, ota_frame_t *f, guint32 frame
     } else {
         ota_round_t nr = { .first_frame = frame, .last_frame = frame, .first_us = ts_us, .last_us = ts_us,
                            .links = { ota_link_id(link) }, .n_links = 1, .result = r,
-                           .start_us = f && f->copy ? MIN(f->copy->first_start_us, ts_us) : ts_us };
+                           .start_us = f && f->copy ? MIN(f->copy->first_us - f->copy->first_air_us, ts_us) : ts_us };
         if (n_rounds) {
             ota_round_t *prev = &msg->rounds.at[n_rounds - 1];
             /* A request sent again; a response sent again is a duplicate

@@ -133,7 +133,6 @@ typedef struct {
 struct ota_copy {
     ota_addr_t  src, dst;
     gint64      first_us, last_us;
-    gint64      first_start_us;   /* when its first frame began */
     ota_frag_t *frags;            /* grows as fragments appear */
     ota_msg_t  *msg;              /* the message it carried, once known */
     ota_copy_t *next_of_msg;      /* the next copy of msg, in capture order (made by finalize) */
@@ -142,6 +141,7 @@ struct ota_copy {
     guint32     covered;          /* bytes covered (FRAG1 up to the next offset) */
     guint32     complete_frame;
     guint16     tag, size;
+    guint16     first_air_us;     /* its first frame's time on air: it began first_us less that */
     guint16     coap_mid;
     guint8      coap_type, coap_code;
     guint8      n_frags, cap_frags;   /* at most OTA_MAX_FRAGS */
