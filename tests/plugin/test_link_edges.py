@@ -26,6 +26,7 @@ import sys
 import tempfile
 
 from checks import Checks
+from ieee802154 import fcs
 import ota_compare
 import tshark_view as tv
 from restamp import read_pcap
@@ -78,15 +79,6 @@ def fields(sandbox, so, cap, truth, names, two_pass, display_filter=None):
 
 
 # ---- foreign traffic ----
-
-def fcs(data):
-    crc = 0
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
-    return struct.pack("<H", crc)
-
 
 def foreign_frame(fcf, seq, payload, src=0x796f, dst=0x0000, pan=0x1a62):
     psdu = struct.pack("<HBHHH", fcf, seq, pan, dst, src) + payload
