@@ -111,7 +111,11 @@
     X(copies_lost_uncertain, U32, REQ, \
       "of the lost request and response copies, those the sniffer may have missed the delivery of: each `*_copies_lost` is an upper bound, at most this much too high (added within version 2)") \
     X(frames_unacked_uncertain, U32, REQ, \
-      "of `frames_unacked`, those sent fewer than 4 times as captured: their ACK may have gone uncaptured; `frames_unacked` and `fragments_lost` are at most this much too high (added within version 2)")
+      "of `frames_unacked`, those sent fewer than 4 times as captured: their ACK may have gone uncaptured; `frames_unacked` and `fragments_lost` are at most this much too high (added within version 2)") \
+    X(frames_missed_estimate, U32, REQ, \
+      "frames of the transfer the sniffer missed, estimated: the share of its senders' frame numbers no captured frame carried, applied to the frames it captured; at least `frames_missed_by_sniffer` (added within version 2)") \
+    X(frames_missed_high, U32, REQ, \
+      "the high end of that estimate's 99% range: `requests`, `retransmissions`, `rerequests`, `mac_retries` and `datagram_copies` count what was captured and are at most this much too low (added within version 2)")
 
 /* A point of a transfer's progress, for plots. */
 #define METER_PROGRESS_COLUMNS(X) \

@@ -35,6 +35,7 @@ struct coap_exchanges {
     wmem_map_t *by_mid;       /* pair << 16 | mid (guint64) */
     wmem_map_t *by_token;     /* token_key_t */
     wmem_map_t *transfers;    /* "client|server|path" */
+    wmem_map_t *latest_block_request;   /* pair -> the pair's latest exchange of a transfer */
     guint32 next_transfer_id;
 };
 
@@ -65,6 +66,7 @@ coap_exchanges_t *coap_exchanges_new(wmem_allocator_t *scope)
     e->by_mid = wmem_map_new(scope, g_int64_hash, g_int64_equal);
     e->by_token = wmem_map_new(scope, token_key_hash, token_key_equal);
     e->transfers = wmem_map_new(scope, g_str_hash, g_str_equal);
+    e->latest_block_request = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     return e;
 }
 
@@ -243,6 +245,7 @@ static coap_exchange_t *request_exchange(coap_exchanges_t *e, const meter_coap_t
     if (ex->path && (m->block1.present || m->block2.present)) {
         ex->transfer_id = transfer_for_request(e, tmp, m, src, dst, now);
         ex->upload = m->block1.present;
+        wmem_map_insert(e->latest_block_request, GUINT_TO_POINTER(pair), ex);
     }
     index_by_mid(e, k, ex);
     token_key_t tk = token_key(pair, m);
@@ -257,6 +260,46 @@ static void mark_completed(coap_exchanges_t *e, wmem_allocator_t *tmp, const coa
                                                              transfer_key(tmp, client, server, ex->path, upload));
     if (t && t->id == id)
         t->completed = TRUE;
+}
+
+/* The exchange of a block-wise answer whose request the sniffer missed:
+ * the one its Message ID names, of the transfer its pair was in (a client
+ * runs one exchange at a time), by the rules a request for its block
+ * follows. NULL when the pair had no transfer within an exchange lifetime. */
+static coap_exchange_t *missed_request_exchange(coap_exchanges_t *e, const meter_coap_t *m, guint32 pair,
+                                                const char *client, const char *server, guint32 frame,
+                                                gint64 now, wmem_allocator_t *tmp)
+{
+    const coap_exchange_t *prev =
+        (const coap_exchange_t *)wmem_map_lookup(e->latest_block_request, GUINT_TO_POINTER(pair));
+    gboolean upload = m->block1.present;
+
+    if (!prev || !prev->path || prev->upload != upload || !(upload || m->block2.present) ||
+        !meter_coap_mid_in_use(COAP_TYPE_CON, prev->first_us, now))
+        return NULL;
+    meter_coap_t req = { 0 };
+    req.type = COAP_TYPE_CON;
+    req.code = prev->code;
+    req.mid = m->mid;
+    req.path = prev->path;
+    req.block1 = upload ? m->block1 : req.block1;
+    req.block2 = upload ? req.block2 : m->block2;
+    coap_exchange_t *ex = wmem_new0(e->scope, coap_exchange_t);
+    *ex = *prev;
+    memset(&ex->msgs, 0, sizeof ex->msgs);
+    ex->frame = frame;
+    ex->first_us = now;
+    ex->type = COAP_TYPE_CON;
+    ex->mid = m->mid;
+    ex->id = meter_coap_identity(&req);
+    ex->response_frame = 0;
+    ex->response_transfer_id = 0;
+    ex->request_missed = TRUE;
+    ex->transfer_id = transfer_for_request(e, tmp, &req, client, server, now);
+    index_by_mid(e, mid_key(pair, m->mid), ex);
+    token_key_t tk = token_key(pair, m);
+    index_by_token(e, &tk, ex);
+    return ex;
 }
 
 /* A response (or empty ACK) travels server -> client. */
@@ -281,6 +324,8 @@ static coap_exchange_t *answer_exchange(coap_exchanges_t *e, const meter_coap_t 
         if (ex && !meter_coap_mid_in_use(COAP_TYPE_CON, ex->first_us, now))
             ex = NULL;
     }
+    if (!ex && m->code != COAP_CODE_EMPTY && m->type != COAP_TYPE_RST)
+        ex = missed_request_exchange(e, m, pair, dst, src, frame, now, tmp);
     if (!ex || m->code == COAP_CODE_EMPTY)
         return ex;
     if (!ex->response_frame)

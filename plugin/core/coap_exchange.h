@@ -35,6 +35,7 @@ typedef struct {
      * exchange is in both (0: none). */
     guint32 response_transfer_id;
     const address *client, *server;   /* interned: kept once per endpoint */
+    gboolean request_missed;   /* made for an answer whose request the capture lacks */
     const char *client_key;    /* the endpoints as coap_endpoint_key() gives them */
     struct {                   /* the tracker's messages of this exchange, both ways */
         struct ota_msg **at;
@@ -52,8 +53,9 @@ const char *coap_endpoint_key(wmem_allocator_t *scope, const address *a, guint32
 
 /* The exchange of message m, sent from src to dst (endpoint keys, and the
  * addresses) at now_us in frame: a request's own (new the first time it is
- * seen), a response's or empty ACK's by MID or token; NULL for an answer to
- * no request seen. A block-0 request (or a request answered with block 0,
+ * seen), a response's or empty ACK's by MID or token; for a block-wise
+ * answer to no request seen, one made for it in the transfer its endpoints
+ * were in (request_missed); else NULL. A block-0 request (or a request answered with block 0,
  * RFC 7959 2.4) starts or continues a transfer by the rules of
  * docs/ground-truth.md; uploads (a request with Block1) and downloads
  * (Block2) of one resource are transfers of their own. tmp holds lookup

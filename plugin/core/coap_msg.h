@@ -13,6 +13,7 @@
 enum { COAP_TYPE_CON = 0, COAP_TYPE_NON = 1, COAP_TYPE_ACK = 2, COAP_TYPE_RST = 3 };
 #define COAP_CODE_EMPTY    0u
 #define COAP_CODE_CONTENT  69u   /* 2.05 */
+#define COAP_CODE_CONTINUE 95u   /* 2.31 (RFC 7959 2.9.1) */
 #define COAP_CODE(cls, detail) ((guint8)((cls) << 5 | (detail)))
 
 static inline guint coap_code_class(guint8 code) { return code >> 5; }

@@ -12,6 +12,8 @@
 #include "coap_exchange.h"
 #include "ota_split.h"
 #include "chunk_array.h"
+#include "seq_gaps.h"
+#include "miss_estimate.h"
 
 #define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
 /* The longest a sender keeps retrying one frame (IEEE 802.15.4-2006 7.5.6.4,
@@ -33,6 +35,7 @@
  * sniffers deliver frames 0.5-4 ms after their end, each with its own delay
  * (but in order: an ACK is never stamped before its frame). */
 #define STAMP_SLACK_US   5000
+#define SNIFFER_STAMP_SLACK_US 200  /* a sniffer's own stamps */
 /* A stamp fits the start or the end of its frame when the ACK gap is the
  * standard's within this; pairs whose frame and ACK air times differ less
  * than TIME_BASE_APART_US cannot tell the two apart. */
@@ -60,6 +63,28 @@ typedef struct {
     guint32     dur_us;
 } ota_air_t;
 
+/* An unmatched ACK: the frame it answered, as found later: a copy's
+ * fragment (copy id), or a frame behind a gap (its index + 1); 0: none. */
+typedef struct {
+    guint32     copy;
+    guint32     gap;
+} ota_orphan_t;
+
+/* Frames of a sender the capture lacks (seq_gaps.h), or the ACK of its
+ * poll, told by its next new frame: which copies its frames either side
+ * carried (0: none), for finalize to tie them to a transfer. */
+typedef struct {
+    gint64      ts_us;
+    ota_addr_t  src;
+    guint32     before_copy, after_copy;   /* copy ids */
+    guint16     frames;
+    guint8      numbers;                   /* of the sender's numbers, those skipped (frames counts retries too) */
+    guint8      acks_captured;             /* the ACKs captured of those frames (for the estimate) */
+    guint8      acks;                      /* 1: its frame before, sent once, went unacknowledged, yet it went on */
+    guint8      acked_frag;                /* that frame's fragment of before_copy, + 1 (0: none) */
+    guint8      earlier;                   /* transmissions of the new frame (no datagram's) the sniffer missed */
+} ota_gap_t;
+
 struct ota_track {
     wmem_allocator_t *scope;
     wmem_map_t   *last_by_src;     /* ota_addr_t -> ota_frame_t**: last acked-kind frame */
@@ -75,10 +100,17 @@ struct ota_track {
         gint64  ts_us;
         guint8  seq;
         gboolean claimed;          /* a datagram copy's missing fragment was this ACK's frame */
+        guint32 log;               /* its entry in orphan_log, + 1 */
     } orphans[ORPHAN_ACKS];
     guint         orphan_next;
     gint64        last_ack_us;     /* the latest matched ACK, against a sniffer's duplicate of it */
     guint8        last_ack_seq;
+    struct {                       /* the frame it acknowledged, for an ACK of its retry */
+        gint64      first_tx_raw_us, ts_us;
+        ota_addr_t  src;
+        ota_copy_t *copy;
+        guint8      frag_index;
+    } last_acked;
     ota_frame_t  *spare_frames;    /* records no one holds, for reuse (chained by copy) */
     wmem_map_t   *copies;          /* copy_key_t -> current ota_copy_t* (stale ones go) */
     guint32       keys_since_sweep, keys_after_sweep;
@@ -92,6 +124,9 @@ struct ota_track {
     guint32       next_copy_id;
     chunk_array_t *air;            /* ota_air_t, every frame of a copy and its ACKs */
     wmem_map_t   *polls;           /* ota_addr_t -> wmem_array of ota_poll_t: a sleepy node's Data Requests */
+    seq_gaps_t   *seq_gaps;
+    wmem_array_t *gaps;            /* ota_gap_t, in capture order */
+    wmem_array_t *orphan_log;      /* ota_orphan_t: every unmatched ACK, for the estimate */
     gboolean      acks_seen;
     ota_time_base_t time_base;
     gboolean      dirty;
@@ -178,6 +213,9 @@ ota_track_t *ota_track_new(wmem_allocator_t *scope)
     t->xfers = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     t->air = chunk_array_new(scope, sizeof(ota_air_t));
     t->polls = wmem_map_new(scope, g_int64_hash, g_int64_equal);
+    t->seq_gaps = seq_gaps_new(scope);
+    t->gaps = wmem_array_new(scope, sizeof(ota_gap_t));
+    t->orphan_log = wmem_array_new(scope, sizeof(ota_orphan_t));
     return t;
 }
 
@@ -433,6 +471,26 @@ static gboolean ack_seen_twice(const ota_track_t *t, const ota_link_in_t *in)
            gap <= (t->time_base.kind == OTA_STAMP_HOST ? STAMP_SLACK_US : SNIFFER_DUP_US);
 }
 
+/* How much later than the standard allows an ACK may be stamped: a
+ * sniffer's own stamps (a frame's start or end, once the ACK gaps have
+ * told which) are good to microseconds, so an ACK later than that answers
+ * a retry the sniffer missed; a host's are not. */
+static gint64 ack_slack_us(const ota_track_t *t)
+{
+    return t->time_base.kind == OTA_STAMP_END || t->time_base.kind == OTA_STAMP_START ? SNIFFER_STAMP_SLACK_US
+                                                                                      : STAMP_SLACK_US;
+}
+
+/* An ACK of a retry of a fragment of c the sniffer missed: a frame
+ * captured whose frame was not, for the estimate (the fragment counts the
+ * retry). */
+static void note_late_ack(ota_track_t *t, const ota_copy_t *c)
+{
+    ota_gap_t g = { .ts_us = c->last_us, .src = c->src, .before_copy = c->id, .acks_captured = 1 };
+
+    wmem_array_append_one(t->gaps, g);
+}
+
 /* An ACK no captured frame awaits: the sniffer missed the frame it
  * acknowledges, and that frame arrived. A copy's fragment may claim it
  * later (claim_orphan_acks). */
@@ -442,6 +500,9 @@ static void note_orphan_ack(ota_track_t *t, const ota_link_in_t *in)
     t->orphans[t->orphan_next].ts_us = in->ts_us;
     t->orphans[t->orphan_next].seq = in->seq;
     t->orphans[t->orphan_next].claimed = FALSE;
+    ota_orphan_t o = { 0, 0 };
+    wmem_array_append_one(t->orphan_log, o);
+    t->orphans[t->orphan_next].log = wmem_array_get_count(t->orphan_log);
     t->orphan_next = (t->orphan_next + 1) % ORPHAN_ACKS;
 }
 
@@ -462,7 +523,92 @@ static void claim_orphan_acks(ota_track_t *t, ota_copy_t *c, guint8 seq, guint m
         t->orphans[i].claimed = TRUE;
         if (c->acks_claimed < G_MAXUINT8)
             c->acks_claimed++;
+        ota_orphan_t *o = (ota_orphan_t *)wmem_array_index(t->orphan_log, t->orphans[i].log - 1);
+        if (!o->copy && !o->gap)
+            o->copy = c->id;
     }
+}
+
+/* A sender's new frame: the unmatched ACKs with its number within a retry
+ * cycle before it answered its transmissions the sniffer missed (the
+ * sender did not hear them and sent it again). Claimed, they explain
+ * nothing else. */
+static guint claim_earlier_acks(ota_track_t *t, const ota_link_in_t *in, guint32 *which)
+{
+    guint n = 0;
+
+    for (guint i = 0; i < ORPHAN_ACKS; i++)
+        if (t->orphans[i].ts_us && !t->orphans[i].claimed && t->orphans[i].seq == in->seq &&
+            t->orphans[i].ts_us <= in->ts_us && in->ts_us - t->orphans[i].ts_us <= RETRY_CYCLE_US + STAMP_SLACK_US) {
+            t->orphans[i].claimed = TRUE;
+            *which |= 1u << i;
+            n++;
+        }
+    return MIN(n, 7);
+}
+
+/* The frames behind numbers a sender skipped: one per number, or one per
+ * ACK captured with it (each ACK answered an attempt: the sender did not
+ * hear it and sent the frame again); none for a number a broadcast
+ * carried, which nobody acknowledges. */
+static guint skipped_frames(const ota_track_t *t, const seq_gap_t *skipped, gint64 ts_us, guint *numbers,
+                            guint32 *which)
+{
+    guint frames = 0;
+
+    *numbers = 0;
+    for (guint k = 0; k < skipped->n; k++) {
+        guint8 seq = (guint8)(skipped->from + k);
+        guint acks = 0;
+        for (guint i = 0; i < ORPHAN_ACKS; i++)
+            if (t->orphans[i].ts_us && t->orphans[i].seq == seq && t->orphans[i].ts_us >= skipped->since_us &&
+                t->orphans[i].ts_us <= ts_us) {
+                *which |= 1u << i;
+                acks++;
+            }
+        frames += acks ? acks : !(skipped->carried >> k & 1);
+        *numbers += acks || !(skipped->carried >> k & 1);
+    }
+    return frames;
+}
+
+/* f, a new frame of its sender (last: the sender's frame before it): the
+ * frames its number shows the sniffer missed, and whether the frame before
+ * it had an ACK the sniffer missed: a sender sends a frame again until an
+ * ACK comes, or gives up; it sent it once and went on. Not proof (a
+ * failed channel access ends the attempts too), so it counts only here,
+ * never as a delivery. */
+static void note_gap(ota_track_t *t, ota_frame_t *f, const ota_frame_t *last, const ota_link_in_t *in,
+                     guint32 orphans)
+{
+    ota_gap_t g = { .ts_us = f->ts_us, .src = in->src };
+
+    seq_gap_t skipped;
+    guint numbers = 0;
+    if (seq_gaps_frame(t->seq_gaps, in->src, in->seq, in->ts_us, &skipped))
+        g.frames = (guint16)skipped_frames(t, &skipped, in->ts_us, &numbers, &orphans);
+    g.numbers = (guint8)numbers;
+    /* A frame sent again and again unacknowledged had a bad channel: it
+     * may have failed (a failed channel access is an attempt too). */
+    gboolean acked = last && (last->ack_frame || last->acked_late ||
+                              (last->copy && last->frag_index < last->copy->n_frags &&
+                               last->copy->frags[last->frag_index].acked));
+    g.acks = t->acks_seen && last && !acked && !last->mac_retry;
+    /* A datagram's fragment keeps its own instead (ota_track_lowpan). */
+    g.earlier = f->earlier_missed;
+    if (!g.frames && !g.acks && !g.earlier)
+        return;
+    g.before_copy = last && last->copy ? last->copy->id : 0;
+    g.acked_frag = g.acks && last->copy ? last->frag_index + 1 : 0;
+    wmem_array_append_one(t->gaps, g);
+    /* The unmatched ACKs of the frames it tells of are that gap's. */
+    for (guint i = 0; i < ORPHAN_ACKS; i++)
+        if (orphans >> i & 1) {
+            ota_orphan_t *o = (ota_orphan_t *)wmem_array_index(t->orphan_log, t->orphans[i].log - 1);
+            if (!o->copy && !o->gap)
+                o->gap = wmem_array_get_count(t->gaps);
+        }
+    f->gap = wmem_array_get_count(t->gaps);
 }
 
 ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
@@ -493,8 +639,7 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
          * than the standard allows after that frame's start, whatever
          * instant the sniffer stamps. */
         gint64 gap = in->ts_us - (a ? frame_raw_us(a) : 0);
-        if (a && gap >= 0 &&
-            gap <= (gint64)a->air_us + ACK_WAIT_US + (gint64)in->air_us + STAMP_SLACK_US) {
+        if (a && gap >= 0 && gap <= (gint64)a->air_us + ACK_WAIT_US + (gint64)in->air_us + ack_slack_us(t)) {
             if (!in->time_held)
                 learn_time_base(t, a, in);
             set_frame_time(t, f, in->ts_us);
@@ -515,21 +660,54 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
             frame_unhold(t, a);
             t->last_ack_us = in->ts_us;
             t->last_ack_seq = in->seq;
+            t->last_acked.first_tx_raw_us = a->first_tx_raw_us;
+            t->last_acked.ts_us = a->ts_us;
+            t->last_acked.src = a->src;
+            t->last_acked.copy = a->copy;
+            t->last_acked.frag_index = a->frag_index;
         } else if (a && gap >= 0 && in->ts_us - a->first_tx_raw_us <= RETRY_WINDOW_US + ACK_WAIT_US &&
                    a->copy && a->frag_index < a->copy->n_frags && !a->copy->frags[a->frag_index].acked) {
             /* Too late for the frame, within its retry window: the ACK of a
              * retry the sniffer missed. The fragment arrived. */
             ota_frag_t *fr = &a->copy->frags[a->frag_index];
-            fr->acked = fr->retry_missed = TRUE;
+            fr->acked = TRUE;
+            fr->retry_missed = MIN(fr->retry_missed + 1, 7);
             fr->acked_us = a->ts_us;
+            note_late_ack(t, a->copy);
             t->awaiting_ack[in->seq] = NULL;
             frame_unhold(t, a);
-        } else if (!ack_seen_twice(t, in)) {
+        } else if (a && gap >= 0 && in->ts_us - a->first_tx_raw_us <= RETRY_WINDOW_US + ACK_WAIT_US && !a->copy &&
+                   !a->ack_frame && !a->acked_late) {
+            /* The same for a frame of no datagram (a poll): its retry was missed. */
+            ota_gap_t g = { .ts_us = a->ts_us, .src = a->src, .frames = 1, .acks_captured = 1 };
+            a->acked_late = TRUE;
+            wmem_array_append_one(t->gaps, g);
+        } else if (ack_seen_twice(t, in)) {
+            /* the same ACK captured twice */
+        } else if (in->seq == t->last_ack_seq && t->last_ack_us && in->ts_us >= t->last_ack_us &&
+                   in->ts_us - t->last_ack_us <= RETRY_CYCLE_US + STAMP_SLACK_US) {
+            /* A second ACK for the frame just acknowledged, within one retry
+             * cycle: its first ACK was lost on the way back, and the sniffer
+             * missed the retry. */
+            ota_copy_t *c = t->last_acked.copy;
+            if (c && t->last_acked.frag_index < c->n_frags) {
+                ota_frag_t *fr = &c->frags[t->last_acked.frag_index];
+                fr->retry_missed = MIN(fr->retry_missed + 1, 7);
+                note_late_ack(t, c);
+            } else if (!c) {
+                ota_gap_t g = { .ts_us = t->last_acked.ts_us, .src = t->last_acked.src, .frames = 1,
+                                .acks_captured = 1 };
+                wmem_array_append_one(t->gaps, g);
+            }
+            t->last_ack_seq = (guint8)(in->seq + 128);   /* one such retry per ACK */
+        } else {
             note_orphan_ack(t, in);
         }
         return f;
     }
     f->data_request = in->data_request && in->src;
+    if (!in->ack_request)
+        seq_gaps_broadcast(t->seq_gaps, in->seq, in->ts_us);
     if (in->ack_request && in->src) {
         /* One slot per sender, updated in place. */
         ota_frame_t **slot = (ota_frame_t **)wmem_map_lookup(t->last_by_src, &in->src);
@@ -556,6 +734,11 @@ ota_frame_t *ota_track_frame(ota_track_t *t, const ota_link_in_t *in)
             /* The parent acted on the poll it acknowledged, not on its retry. */
             if (last->data_request && last->ack_frame)
                 f->data_request = FALSE;
+        }
+        if (!f->mac_retry && !f->sniffer_dup) {
+            guint32 orphans = 0;
+            f->earlier_missed = (guint8)claim_earlier_acks(t, in, &orphans);
+            note_gap(t, f, last, in, orphans);
         }
         if (!slot) {
             slot = wmem_new0(t->scope, ota_frame_t *);
@@ -752,10 +935,16 @@ void ota_track_lowpan(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         c->n_frags++;
     }
     frag_sent_again(&c->frags[i]);
+    c->frags[i].retry_missed = MIN(c->frags[i].retry_missed + f->earlier_missed, 7);
     note_air(t, c, f->ts_us, f->air_us);
     c->last_frame = f->frame;
     c->last_us = f->ts_us;
     f->copy = c;
+    if (f->gap) {
+        ota_gap_t *g = (ota_gap_t *)wmem_array_index(t->gaps, f->gap - 1);
+        g->after_copy = c->id;
+        g->earlier = 0;
+    }
     f->frag_index = i;
     f->frag_offset = lv->offset;
     f->frag_len = c->frags[i].len;
@@ -1262,7 +1451,8 @@ static ota_copy_result_t *track_in(ota_track_t *t, ota_frame_t *f, guint32 frame
         fill_block(msg, m, x->upload);
         if (!msg->is_request) {
             msg->request = exchange_request(ex, x);
-            if (!msg->request && m->code != COAP_CODE_EMPTY && from_client == FALSE)
+            /* (An answer whose request the sniffer missed has none: finalize counts it.) */
+            if (!msg->request && m->code != COAP_CODE_EMPTY && from_client == FALSE && !ex->request_missed)
                 msg->request = join_request(t, x, ex, ts_us);
             if (msg->request)
                 msg->not_before = first_round(msg->request)->first_us;
@@ -1609,6 +1799,7 @@ static void record_start(ota_track_t *t, ota_transfer_t *x)
     r->renegotiated = x->renegotiated;
     r->verified = x->image_verified;
     r->size_hint = x->size_hint;
+    x->numbers_skipped = x->numbers_seen = x->frames_captured_unlogged = x->acks_matched = 0;
 }
 
 static gboolean copies_lost(const ota_track_t *t, const ota_msg_t *msg)
@@ -1658,6 +1849,46 @@ static void estimate_eta(meter_transfer_record_t *s, wmem_array_t *taken_us)
 
 /* air_spans: its frames' times on the air (gint64 pairs; frames of two
  * hops may overlap), made its runs here. */
+/* A client asks for the next block only once it has the one before
+ * (RFC 7959 2.5: a download's block after the answer to the one before; an
+ * upload's after the server's 2.31 Continue): a request for a block, or an
+ * answer to one, proves that every block before it arrived whole, back to
+ * the first block the capture shows (what came before the capture began is
+ * not the capture's), also those whose answer (or upload request) the
+ * capture missed whole. Those count at the size their neighbour's SZX
+ * gives. */
+static void prove_blocks_before_requests(const ota_transfer_t *x, wmem_map_t *offsets, wmem_allocator_t *tmp)
+{
+    guint32 first = G_MAXUINT32;
+    wmem_map_t *failed = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
+
+    /* Only where the sniffer is seen to miss frames: a client may also skip
+     * ahead on its own, and a block answered with an error did not arrive. */
+    if (!x->rec.frames_missed_by_sniffer)
+        return;
+    for (guint i = 0; i < wmem_array_get_count(x->msgs); i++) {
+        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
+        if (!o->is_request && o->request && !coap_code_is_success(o->code) && o->code != COAP_CODE_EMPTY)
+            wmem_map_insert(failed, GUINT_TO_POINTER(o->request->offset + 1), NULL);
+        if (o->has_block && !o->joined_late)
+            first = MIN(first, o->offset);
+    }
+    /* From each block the capture shows, back to the one before it that it
+     * shows too. */
+    for (guint i = 0; i < wmem_array_get_count(x->msgs); i++) {
+        const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
+        guint32 size = meter_block_size(o->szx);
+        if (!o->has_block || o->joined_late)
+            continue;
+        for (guint32 at = o->offset; at >= first + size;) {
+            at -= size;
+            if (wmem_map_contains(offsets, GUINT_TO_POINTER(at + 1)) || wmem_map_contains(failed, GUINT_TO_POINTER(at + 1)))
+                break;
+            wmem_map_insert(offsets, GUINT_TO_POINTER(at + 1), GUINT_TO_POINTER(size));
+        }
+    }
+}
+
 static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *air_spans, wmem_array_t *polls,
                               double stall_s)
 {
@@ -1705,6 +1936,12 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *a
             if (x->upload && o->request && coap_code_is_success(o->code))
                 wmem_map_insert(offsets, GUINT_TO_POINTER(o->request->offset + 1),
                                 GUINT_TO_POINTER(o->request->len));
+            /* A 2.31 Continue whose request the sniffer missed: a full block. */
+            if (x->upload && !o->request && o->code == COAP_CODE_CONTINUE && o->has_block && o->more)
+                wmem_map_insert(offsets, GUINT_TO_POINTER(o->offset + 1), GUINT_TO_POINTER(meter_block_size(o->szx)));
+            /* A piggybacked answer proves its request, which the sniffer missed. */
+            if (!o->request && o->type == COAP_TYPE_ACK && o->code != COAP_CODE_EMPTY)
+                s->requests++;
             continue;
         }
         s->requests += nr;
@@ -1768,6 +2005,7 @@ static void finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *a
             s->last_response_us = acc->last_us;
         }
     }
+    prove_blocks_before_requests(x, offsets, tmp);
     /* Blocks and contiguous bytes from offset 0. */
     s->blocks = wmem_map_size(offsets);
     for (guint32 at = 0;;) {
@@ -2019,6 +2257,7 @@ static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, gint64 wait
 /* Where a transfer's frames lie in the air log. */
 typedef struct {
     guint32 first, last, n;
+    guint32 untied;     /* frames of copies tied to no message, while its meter went on */
 } air_range_t;
 
 /* A transfer's frames on the air as spans (gint64 pairs). */
@@ -2034,6 +2273,145 @@ static GArray *transfer_air_spans(const ota_track_t *t, const ota_transfer_t *x,
             g_array_append_vals(spans, span, 1);
     }
     return spans;
+}
+
+/* Each meter's transfers (by its link address), in the order they began. */
+static wmem_map_t *transfers_by_meter(ota_track_t *t, wmem_allocator_t *tmp)
+{
+    wmem_map_t *m = wmem_map_new(tmp, g_int64_hash, g_int64_equal);
+
+    for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
+        ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+        if (!x->meter_link || x->first_us < 0)
+            continue;
+        wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(m, &x->meter_link);
+        if (!list) {
+            list = wmem_array_new(tmp, sizeof(ota_transfer_t *));
+            wmem_map_insert(m, &x->meter_link, list);
+        }
+        wmem_array_append_one(list, x);
+    }
+    return m;
+}
+
+/* The transfer of meter (its link address) going on at ts_us, if any: the
+ * latest to begin by then (a meter runs one exchange at a time). */
+static ota_transfer_t *meter_transfer_at(wmem_map_t *by_meter, ota_addr_t meter, gint64 ts_us)
+{
+    wmem_array_t *list = (wmem_array_t *)wmem_map_lookup(by_meter, &meter);
+    guint lo = 0, hi = list ? wmem_array_get_count(list) : 0;
+
+    while (lo < hi) {
+        guint mid = (lo + hi) / 2;
+        if ((*(ota_transfer_t **)wmem_array_index(list, mid))->first_us <= ts_us)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    ota_transfer_t *x = lo ? *(ota_transfer_t **)wmem_array_index(list, lo - 1) : NULL;
+    return x && ts_us <= x->last_us ? x : NULL;
+}
+
+/* Of n frames a sender's numbers show missed next to copy c, those that
+ * are c's fragments infer_copy already counted (each counted once). */
+static guint take_fragments(ota_copy_t *c, guint8 *taken, guint n)
+{
+    guint k = MIN(n, (guint)(c->missed_frags - taken[c->id - 1]));
+
+    taken[c->id - 1] = (guint8)(taken[c->id - 1] + k);
+    return k;
+}
+
+/* The frames senders' numbers show the sniffer missed (note_gap), beyond
+ * the fragments infer_copy counted: each counts in the transfer of the
+ * copies either side, or else in that of the meter sending it; returns
+ * them all, for the capture's count. */
+static guint32 count_gaps(ota_track_t *t, wmem_map_t *by_meter)
+{
+    guint32 n_copies = chunk_array_count(t->copy_list), all = 0, n_gaps = wmem_array_get_count(t->gaps);
+    guint8 *taken = g_new0(guint8, n_copies + 1);
+    ota_transfer_t **gap_xfer = g_new0(ota_transfer_t *, n_gaps + 1);
+
+    for (guint i = 0; i < wmem_array_get_count(t->gaps); i++) {
+        const ota_gap_t *g = (const ota_gap_t *)wmem_array_index(t->gaps, i);
+        ota_copy_t *before = g->before_copy ? copy_at(t, g->before_copy - 1) : NULL;
+        ota_copy_t *after = g->after_copy ? copy_at(t, g->after_copy - 1) : NULL;
+        guint n = g->frames;
+        /* Fragments missed after before's last captured one, or before after's first. */
+        if (before)
+            n -= take_fragments(before, taken, n);
+        if (after && after != before)
+            n -= take_fragments(after, taken, n);
+        /* An ACK infer_copy counted already (its fragment proven delivered) counts once. */
+        n += g->earlier;
+        n += g->acks && !(g->acked_frag && before && g->acked_frag <= before->n_frags &&
+                          before->frags[g->acked_frag - 1].delivered);
+        all += n;
+        ota_transfer_t *x = after && after->msg ? after->msg->xfer
+                            : before && before->msg ? before->msg->xfer : meter_transfer_at(by_meter, g->src, g->ts_us);
+        /* A parent's frames to the meter then, of copies tied to no message. */
+        for (ota_copy_t *c = after ? after : before; !x && c; c = c == after && before != after ? before : NULL)
+            x = meter_transfer_at(by_meter, c->dst, g->ts_us);
+        if (x) {
+            x->rec.frames_missed_by_sniffer += n;
+            x->numbers_skipped += g->numbers;
+            x->frames_captured_unlogged += g->acks_captured;
+        }
+        gap_xfer[i] = x;
+    }
+    /* Each unmatched ACK in the transfer of the frame it answered. */
+    for (guint i = 0; i < wmem_array_get_count(t->orphan_log); i++) {
+        const ota_orphan_t *o = (const ota_orphan_t *)wmem_array_index(t->orphan_log, i);
+        const ota_copy_t *c = o->copy ? copy_at(t, o->copy - 1) : NULL;
+        ota_transfer_t *x = o->gap ? gap_xfer[o->gap - 1] : c && c->msg ? c->msg->xfer
+                            : c ? meter_transfer_at(by_meter, c->dst, c->last_us) : NULL;
+        if (c && !x)
+            x = meter_transfer_at(by_meter, c->src, c->last_us);
+        if (x)
+            x->frames_captured_unlogged++;
+    }
+    g_free(gap_xfer);
+    g_free(taken);
+    return all;
+}
+
+/* The frames of x the sniffer missed, estimated (miss_estimate.h): its
+ * frames captured are those of its copies and their ACKs (air_frames), and
+ * the meter's polls and their ACKs while it went on. */
+static void estimate_missed(const ota_track_t *t, ota_transfer_t *x, guint32 air_frames)
+{
+    wmem_array_t *polls = x->meter_link ? (wmem_array_t *)wmem_map_lookup(t->polls, &x->meter_link) : NULL;
+    guint32 captured = air_frames + x->frames_captured_unlogged, seen = x->numbers_seen, acks = x->acks_matched;
+
+    guint n = polls ? wmem_array_get_count(polls) : 0, lo = 0, hi = n;
+
+    /* In frame order, which is time order but for a host's jitter. */
+    while (lo < hi) {
+        guint mid = (lo + hi) / 2;
+        if (((const ota_poll_t *)wmem_array_index(polls, mid))->start_us < x->first_us)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (guint i = lo; i < n; i++) {
+        const ota_poll_t *p = (const ota_poll_t *)wmem_array_index(polls, i);
+        if (p->start_us > x->last_us)
+            break;
+        captured += 1 + (p->answered != 0);
+        seen++;
+        acks += p->answered != 0;
+    }
+    /* Two samples of the share missed: the senders' numbers, and the ACKs
+     * captured (each one's frame missed or not). */
+    miss_estimate_t e = miss_estimate(x->frames_captured_unlogged, acks, captured, x->rec.frames_missed_by_sniffer);
+    x->rec.frames_missed_estimate = e.estimate;
+    x->rec.frames_missed_high = e.high;
+    /* Once the sniffer is seen to miss frames, a frame captured 4 times
+     * unacknowledged may have had its last ACK missed too: no loss is sure. */
+    if (e.estimate) {
+        x->rec.frames_unacked_uncertain = x->rec.frames_unacked;
+        x->rec.copies_lost_uncertain = x->rec.request_copies_lost + x->rec.response_copies_lost;
+    }
 }
 
 void ota_track_finalize(ota_track_t *t, double stall_s)
@@ -2085,8 +2463,10 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         missed += c->missed_frames;
         claimed += c->acks_claimed;
     }
-    guint32 unclaimed = t->counts.acks_unmatched > claimed ? t->counts.acks_unmatched - claimed : 0;
-    t->counts.frames_missed = missed + (unclaimed > tails ? unclaimed - tails : 0);
+    (void)claimed;
+    (void)tails;
+    wmem_map_t *by_meter = transfers_by_meter(t, tmp);
+    t->counts.frames_missed = missed + count_gaps(t, by_meter);
     /* Each copy counted in its transfer. */
     for (guint i = 0; i < chunk_array_count(t->copy_list); i++) {
         ota_copy_t *c = copy_at(t, i);
@@ -2099,6 +2479,9 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
          * a retry) where the frames after them prove them. */
         s->frames_missed_by_sniffer += c->missed_frames;
         s->frames_sent += c->missed_frags;
+        c->msg->xfer->numbers_seen += c->n_frags;
+        for (guint k = 0; k < c->n_frags; k++)
+            c->msg->xfer->acks_matched += c->frags[k].acked;
         for (guint k = 0; k < c->n_frags; k++) {
             const ota_frag_t *fr = &c->frags[k];
             s->mac_retries += fr->transmissions - 1 + fr->retry_missed;
@@ -2174,8 +2557,15 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
     for (guint32 i = 0; i < chunk_array_count(t->air); i++) {
         const ota_air_t *a = (const ota_air_t *)chunk_array_index(t->air, i);
         const ota_copy_t *c = copy_at(t, a->copy_index);
-        if (!c->msg)
+        if (!c->msg) {
+            /* A copy tied to no message (its header missed) still went on
+             * the air: in its meter's transfer then, for the estimate. */
+            ota_transfer_t *x = meter_transfer_at(by_meter, c->src, a->end_us);
+            x = x ? x : meter_transfer_at(by_meter, c->dst, a->end_us);
+            if (x)
+                air_at[x->slot].untied++;
             continue;
+        }
         air_range_t *r = &air_at[c->msg->xfer->slot];
         if (!r->n++)
             r->first = i;
@@ -2189,6 +2579,7 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
             if (o->is_request)
                 mark_spurious(t, o, late_delay);
         }
+        estimate_missed(t, x, air_at[i].n + air_at[i].untied);
         GArray *air_spans = transfer_air_spans(t, x, &air_at[i]);
         finalize_transfer(t, x, air_spans, (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), stall_s);
         g_array_free(air_spans, TRUE);

@@ -85,11 +85,13 @@ typedef struct {
     };
     guint32    ack_frame;        /* the ACK that followed (0: none seen yet) */
     guint32    air_us;
+    guint32    gap;              /* 1 + index of the missed frames its number showed (0: none) */
     guint64    content_hash;     /* as in ota_link_in_t */
     gint64     first_tx_raw_us;  /* the stamp of its first transmission (itself if it is one) */
     guint16    frag_offset, frag_len;
     guint8     frag_index;       /* index in copy->frags (< OTA_MAX_FRAGS) */
     guint8     seq;
+    guint8     earlier_missed;   /* transmissions of it before this one the sniffer missed (their ACKs came) */
     guint8     holders;          /* the tracker's references while frames are read */
     guint8     mac_retry : 1, sniffer_dup : 1;
     guint8     data_request : 1; /* a sleepy node's poll (not a retry of one its parent answered) */
@@ -97,6 +99,7 @@ typedef struct {
     guint8     moved_to_end : 1; /* ts_us is its stamp plus air_us (stamped at its start) */
     guint8     is_ack : 1;       /* an ACK of the frame acked_frame */
     guint8     carries_coap : 1; /* as in ota_link_in_t */
+    guint8     acked_late : 1;   /* (no datagram) an ACK came in its retry window: that of a retry missed */
 } ota_frame_t;
 
 /* What the display keeps of a frame's link record for later passes: the
@@ -123,7 +126,7 @@ typedef struct {
     guint16  psdu_len;            /* its frame's PSDU, FCS included */
     guint16  transmissions;       /* (saturates) */
     guint8   acked : 1;
-    guint8   retry_missed : 1;    /* acknowledged after a retry the sniffer missed */
+    guint8   retry_missed : 3;    /* transmissions the sniffer missed whose ACKs it captured (saturates) */
     guint8   delivered : 1;       /* no ACK captured, yet what came after proves it arrived (finalize) */
 } ota_frag_t;
 
@@ -251,6 +254,10 @@ struct ota_transfer {
     gint64     last_response_us;  /* first pass: for turn-around */
     wmem_array_t *silences;       /* gint64 pairs {start_us, length_us}: gaps >= 1 s between copies */
     gboolean   image_verified;
+    guint32    numbers_skipped;   /* finalize: its senders' frame numbers no captured frame carried, */
+    guint32    numbers_seen;      /* and those its captured frames carried; */
+    guint32    frames_captured_unlogged;  /* its ACKs captured of frames the sniffer missed, */
+    guint32    acks_matched;      /* and of frames it captured */
     /* What -z meter,ota,tsv prints of it (common/transfer_record.h), made by
      * finalize: its own columns (id, meter, path, SZX, ...) and the statistics. */
     meter_transfer_record_t rec;

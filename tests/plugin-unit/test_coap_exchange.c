@@ -231,6 +231,37 @@ static void test_endpoint_key(void)
     wmem_destroy_allocator(s);
 }
 
+/* An answer whose request the sniffer missed (a response to a request it
+ * never saw): followed in the transfer its endpoints were in, by its MID;
+ * not where the pair had no transfer, nor for an answer without a block. */
+static void test_request_missed(void)
+{
+    fx_t fx;
+    fx_init(&fx);
+    meter_coap_t q0 = get_block(1, 0x10, 0, 6), a0 = block_answer(1, 0x10, 0, TRUE, 6);
+    meter_coap_t a1 = block_answer(2, 0x11, 1, TRUE, 6), a1_again = block_answer(2, 0x11, 1, TRUE, 6);
+    meter_coap_t stray = msg(COAP_TYPE_ACK, COAP_CODE_CONTENT, 3, 0x12);
+
+    coap_exchange_t *x0 = send(&fx, TRUE, &q0, 0);
+    g_assert_true(send(&fx, FALSE, &a0, SEC / 10) == x0);
+    coap_exchange_t *x1 = send(&fx, FALSE, &a1, SEC);
+    g_assert_nonnull(x1);
+    g_assert_true(x1->request_missed);
+    g_assert_cmpuint(x1->transfer_id, ==, x0->transfer_id);
+    g_assert_cmpuint(x1->mid, ==, 2);
+    /* The same answer again (a duplicate) is the same exchange. */
+    g_assert_true(send(&fx, FALSE, &a1_again, SEC + SEC / 10) == x1);
+    g_assert_null(send(&fx, FALSE, &stray, 2 * SEC));
+    fx_done(&fx);
+
+    /* No transfer between the pair before (a plain GET): nothing to follow. */
+    fx_init(&fx);
+    meter_coap_t plain = msg(COAP_TYPE_CON, 1, 5, 0x20);
+    g_assert_nonnull(send(&fx, TRUE, &plain, 0));
+    g_assert_null(send(&fx, FALSE, &a1, SEC));
+    fx_done(&fx);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -241,6 +272,7 @@ int main(int argc, char **argv)
     g_test_add_func("/coap_exchange/late_negotiation", test_late_negotiation);
     g_test_add_func("/coap_exchange/upload_then_download", test_upload_then_download);
     g_test_add_func("/coap_exchange/endpoint_key", test_endpoint_key);
+    g_test_add_func("/coap_exchange/request_missed", test_request_missed);
     int rc = g_test_run();
     wmem_cleanup();
     return rc;
