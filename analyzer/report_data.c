@@ -277,6 +277,17 @@ void ms_report_json(FILE *out, ms_analysis_t *a, guint n)
         json_builder_add_int_value(b, c->counts.frames_missed_by_sniffer);
         json_builder_set_member_name(b, "acks_unmatched");
         json_builder_add_int_value(b, c->counts.acks_unmatched);
+        /* The transfers' estimate and its high end (each transfer has its own). */
+        guint32 estimate = 0, high = 0;
+        for (guint t = 0; t < c->transfers->len; t++) {
+            const ms_transfer_t *x = g_ptr_array_index(c->transfers, t);
+            estimate += x->rec.frames_missed_estimate;
+            high += x->rec.frames_missed_high;
+        }
+        json_builder_set_member_name(b, "transfer_frames_missed_estimate");
+        json_builder_add_int_value(b, estimate);
+        json_builder_set_member_name(b, "transfer_frames_missed_high");
+        json_builder_add_int_value(b, high);
         json_builder_end_object(b);
         json_builder_set_member_name(b, "transfers");
         json_builder_begin_array(b);

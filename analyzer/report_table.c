@@ -259,23 +259,30 @@ static void timestamps(FILE *out, const ms_counts_t *c)
         fprintf(out, "  timestamps: no frame-ACK gap told what they mark; taken as each frame's end\n");
 }
 
-/* How much of the meter's traffic the sniffer missed, as the frames after
- * the missed ones prove (docs/ota-sessions.md), and what that does to the
- * loss figures: said only when the capture shows a miss. */
+/* How much of the transfers' traffic the sniffer missed: what the frames
+ * after the missed ones prove, the estimate from the senders' numbers and
+ * the ACKs (docs/ota-sessions.md), and what that does to the figures: said
+ * only when the capture shows a miss. */
 static void capture_quality(FILE *out, const ms_capture_t *c)
 {
-    guint32 missed = c->counts.frames_missed_by_sniffer, uncertain = 0, unacked_uncertain = 0;
+    guint32 shown = 0, estimate = 0, high = 0, uncertain = 0, unacked_uncertain = 0;
 
-    if (!missed)
-        return;
     for (guint i = 0; i < c->transfers->len; i++) {
         const ms_transfer_t *x = g_ptr_array_index(c->transfers, i);
+        shown += x->rec.frames_missed_by_sniffer;
+        estimate += x->rec.frames_missed_estimate;
+        high += x->rec.frames_missed_high;
         uncertain += x->rec.copies_lost_uncertain;
         unacked_uncertain += x->rec.frames_unacked_uncertain;
     }
-    fprintf(out, "  the sniffer missed about %.1f%% (%u) of the frames; loss figures below are upper bounds "
-            "(up to %u lost copies and %u unacknowledged frames may have arrived), retries lower bounds\n",
-            100.0 * missed / ((double)c->counts.wpan_frames + missed), missed, uncertain, unacked_uncertain);
+    if (!shown && !c->counts.frames_missed_by_sniffer)
+        return;
+    fprintf(out, "  the sniffer missed about %.1f%% of the transfers' frames (%u shown by the frames after them, "
+            "about %u in all, at most %u):\n"
+            "  loss figures below are upper bounds (up to %u lost copies and %u unacknowledged frames may have "
+            "arrived), counts of what was sent lower bounds (at most %u too low)\n",
+            100.0 * estimate / ((double)c->counts.wpan_frames + estimate), shown, estimate, high, uncertain,
+            unacked_uncertain, high);
 }
 
 void ms_report_table(FILE *out, ms_analysis_t *a, guint n)
