@@ -17,6 +17,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import tshark_view as tv  # noqa: E402
+import sniffer_bounds  # noqa: E402
 
 COLUMNS = ("requests", "retransmissions", "rerequests", "mac_retries", "datagram_copies", "frames_unacked",
            "request_copies_lost", "response_copies_lost", "fragments_lost", "blocks", "bytes")
@@ -37,22 +38,28 @@ def main():
                             "--output", cap], check=True)
             with open(cap + ".truth.json") as f:
                 truth = json.load(f)
-            out = subprocess.run([sandbox, so, "-n", "-r", cap, "-q", "-z", "meter,ota,tsv"], check=True,
+            prefs = [a for pref in truth.get("wireshark_prefs", []) for a in ("-o", pref)]
+            out = subprocess.run([sandbox, so, "-n", "-r", cap, "-q", "-z", "meter,ota,tsv"] + prefs, check=True,
                                  capture_output=True, text=True).stdout
             rows = tv.ota_tsv(out)[0]
-            missed = sum(x["not_captured"]["data_frames"] + x["not_captured"]["acks"] for x in truth["transfers"])
+            missed = sum(x["not_captured"]["frames"] for x in truth["transfers"])
             inferred = sum(int(r.get("frames_missed_by_sniffer") or 0) for r in rows)
-            print("miss %-5s truth: %4d data frames and ACKs of transfers not captured; inferred %4d"
-                  % (p, missed, inferred))
+            estimate = sum(int(r.get("frames_missed_estimate") or 0) for r in rows)
+            high = sum(int(r.get("frames_missed_high") or 0) for r in rows)
+            print("miss %-5s truth: %4d frames of transfers not captured (fragments, ACKs, the meter's polls); "
+                  "shown %4d, estimate %4d (%+.0f%%), high end %4d"
+                  % (p, missed, inferred, estimate, 100.0 * (estimate - missed) / missed if missed else 0, high))
             if base is None:
                 base = rows
                 continue
             for r, b in zip(rows, base):
                 diff = ["%s %s (perfect %s)" % (c, r.get(c), b.get(c)) for c in COLUMNS if str(r.get(c)) != str(b.get(c))]
                 if diff:
-                    print("    transfer %s: %s; uncertain: copies %s, frames %s"
+                    print("    transfer %s: %s; uncertain: copies %s, frames %s; missed at most %s"
                           % (r["transfer"], ", ".join(diff), r.get("copies_lost_uncertain"),
-                             r.get("frames_unacked_uncertain")))
+                             r.get("frames_unacked_uncertain"), r.get("frames_missed_high")))
+                for v in sniffer_bounds.violations(r, b):
+                    print("      OUT OF RANGE: " + v)
     return 0
 
 
