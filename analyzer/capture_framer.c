@@ -10,6 +10,7 @@
 #define PCAPNG_BOM 0x1a2b3c4du
 #define PCAPNG_EPB 6u
 #define PCAPNG_SPB 3u
+#define PCAPNG_PB  2u    /* the obsolete Packet Block */
 
 static guint32 u32_at(const ms_framer_t *f, const guint8 *p)
 {
@@ -60,7 +61,7 @@ static gsize unit_length(ms_framer_t *f, const guint8 *data, gsize len, gboolean
     return total >= 12 && total % 4 == 0 ? total : G_MAXSIZE;
 }
 
-gsize ms_framer_whole(ms_framer_t *f, const guint8 *data, gsize len)
+gsize ms_framer_whole(ms_framer_t *f, const guint8 *data, gsize len, guint64 stop_at)
 {
     gsize at = 0;
 
@@ -80,11 +81,31 @@ gsize ms_framer_whole(ms_framer_t *f, const guint8 *data, gsize len)
         }
         if (!n || n > len - at)
             return at;
-        if (first)
+        guint32 type = f->kind == FRAMER_PCAPNG ? u32_at(f, data + at) : 0;
+        gboolean packet = !first && (f->kind == FRAMER_PCAP || type == PCAPNG_EPB || type == PCAPNG_SPB ||
+                                     type == PCAPNG_PB);
+        if (packet && stop_at && f->frames >= stop_at)
+            return at;
+        if (!f->header)
+            f->header = g_byte_array_new();
+        if (first) {
             f->header_done = TRUE;
-        else if (f->kind == FRAMER_PCAP ||
-                 u32_at(f, data + at) == PCAPNG_EPB || u32_at(f, data + at) == PCAPNG_SPB)
+            g_byte_array_append(f->header, data + at, (guint)n);
+        } else if (packet) {
             f->frames++;
+        } else {
+            /* A new section replaces the last one's blocks. */
+            if (type == PCAPNG_SHB)
+                g_byte_array_set_size(f->header, 0);
+            g_byte_array_append(f->header, data + at, (guint)n);
+        }
         at += n;
     }
+}
+
+void ms_framer_clear(ms_framer_t *f)
+{
+    if (f->header)
+        g_byte_array_free(f->header, TRUE);
+    memset(f, 0, sizeof(*f));
 }

@@ -6,6 +6,14 @@
  * wall-clock stalls, and takes the first signal as the end of input.
  * tshark and dumpcap run in process groups of their own, so a Ctrl-C on
  * the terminal reaches meterscope alone, which then lets tshark finish.
+ *
+ * With --live-restart-after N, once a tshark has read N frames and no
+ * transfer is going on (the pump waits at N for tshark's `frames` record
+ * of frame N, so the events up to it have been seen; if one is going on,
+ * it looks again every 1000 frames, and at 2N restarts whatever), the pump
+ * ends that tshark's input; it prints its records (one part of the report) and a new tshark
+ * reads on from the capture's header: tshark's memory, which grows with
+ * every frame it has read, starts again from nothing.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
@@ -28,17 +36,34 @@
 #define FOLLOW_POLL_MS 200    /* a growing file is looked at again this often once its end is reached */
 #define PUMP_CHUNK 65536
 
+/* One tshark's run: a part of the report. */
 typedef struct {
-    int          src, sink;        /* the input; tshark's standard input */
+    GSubprocess      *tshark;
+    GDataInputStream *out;
+    ms_capture_t     *capture;
+    ms_event_reader_t events;
+    guint32           frame_base;    /* frames of the parts before */
+} part_t;
+
+typedef struct {
+    int          src;              /* the input */
     gboolean     follow;           /* a regular file: its end is not the end of input */
     int          wake[2];          /* written to stop the pump */
     gboolean     src_failed;
     int          src_errno;
+    guint64      restart_after;    /* frames; 0: never */
+    /* The pump's sink, and the hand-over to a new tshark. */
+    GMutex       lock;
+    GCond        sink_ready;
+    int          sink;             /* -1 while there is none */
+    gboolean     no_more_sinks;
+    gint         restarting;       /* the pump ended a part's input to start another (atomic) */
+    guint64      reached;          /* the part's frames tshark has read, as its `frames` records tell */
+    gboolean     idle_at_reached;  /* and whether a transfer was going on then */
+    gboolean     stop_asked;
     GMainLoop   *loop;
     ms_live_view_t *view;
-    ms_capture_t *capture;
-    ms_event_reader_t events;
-    GDataInputStream *tshark_out;
+    part_t      *part;             /* the one being read */
     GSubprocess *dumpcap;
     gboolean     stopping;
 } live_t;
@@ -66,13 +91,80 @@ static gboolean write_all(int fd, const guint8 *p, gsize n)
     return TRUE;
 }
 
+/* Ends the part's input; waits for the next tshark's. -1: none comes. */
+static int next_sink(live_t *lv, int sink)
+{
+    g_atomic_int_set(&lv->restarting, 1);
+    close(sink);
+    g_mutex_lock(&lv->lock);
+    lv->sink = -1;
+    while (lv->sink < 0 && !lv->no_more_sinks)
+        g_cond_wait(&lv->sink_ready, &lv->lock);
+    sink = lv->sink;
+    g_mutex_unlock(&lv->lock);
+    return sink;
+}
+
+/* Waits until tshark has read the part's first frames (a `frames` record
+ * comes every 1000): whether no transfer was going on then. FALSE: it
+ * will not come (a stop, tshark gone). */
+static gboolean caught_up(live_t *lv, guint64 frames, gboolean *idle)
+{
+    g_mutex_lock(&lv->lock);
+    while (lv->reached < frames && !lv->no_more_sinks && !lv->stop_asked)
+        g_cond_wait(&lv->sink_ready, &lv->lock);
+    gboolean ok = lv->reached >= frames && !lv->stop_asked;
+    *idle = lv->idle_at_reached;
+    g_mutex_unlock(&lv->lock);
+    return ok;
+}
+
+/* Where the next look at a restart is: 1000 frames at a time, as the `frames` records come. */
+#define RESTART_STEP 1000
+
+typedef struct {
+    ms_framer_t framer;
+    GByteArray *pending;
+    guint64     part_start, check_at;   /* frames; check_at 0: no restarts */
+    int         sink;
+} pumping_t;
+
+/* Hands on the whole records pending; at a check point, restarts when it
+ * is time. FALSE: no more input can be handed on. */
+static gboolean hand_on(live_t *lv, pumping_t *p)
+{
+    for (;;) {
+        gsize whole = ms_framer_whole(&p->framer, p->pending->data, p->pending->len, p->check_at);
+        if (whole && !write_all(p->sink, p->pending->data, whole))
+            return FALSE;     /* tshark is gone: the reader says why */
+        g_byte_array_remove_range(p->pending, 0, (guint)whole);
+        if (!p->check_at || p->framer.frames < p->check_at || !p->framer.header)
+            return TRUE;
+        gboolean idle;
+        guint64 in_part = p->check_at - p->part_start;
+        if (!caught_up(lv, in_part, &idle))
+            return FALSE;
+        if (idle || in_part >= 2 * lv->restart_after) {
+            if ((p->sink = next_sink(lv, p->sink)) < 0 ||
+                !write_all(p->sink, p->framer.header->data, p->framer.header->len))
+                return FALSE;
+            p->part_start = p->framer.frames;
+            p->check_at = p->part_start + lv->restart_after;
+        } else {
+            p->check_at += RESTART_STEP;
+        }
+    }
+}
+
 static gpointer pump(gpointer data)
 {
     live_t *lv = data;
-    ms_framer_t framer = { 0 };
-    GByteArray *pending = g_byte_array_new();
+    pumping_t p = { .pending = g_byte_array_new(), .check_at = lv->restart_after };
     guint8 *buf = g_malloc(PUMP_CHUNK);
     gboolean at_end = FALSE;
+    g_mutex_lock(&lv->lock);
+    p.sink = lv->sink;
+    g_mutex_unlock(&lv->lock);
 
     for (;;) {
         struct pollfd fds[2] = { { lv->wake[0], POLLIN, 0 }, { lv->src, POLLIN, 0 } };
@@ -100,15 +192,15 @@ static gpointer pump(gpointer data)
             at_end = TRUE;
             continue;
         }
-        g_byte_array_append(pending, buf, (guint)got);
-        gsize whole = ms_framer_whole(&framer, pending->data, pending->len);
-        if (whole && !write_all(lv->sink, pending->data, whole))
-            break;     /* tshark is gone: the reader says why */
-        g_byte_array_remove_range(pending, 0, (guint)whole);
+        g_byte_array_append(p.pending, buf, (guint)got);
+        if (!hand_on(lv, &p))
+            break;
     }
-    close(lv->sink);   /* tshark's end of input */
+    if (p.sink >= 0)
+        close(p.sink);   /* tshark's end of input */
     g_free(buf);
-    g_byte_array_free(pending, TRUE);
+    g_byte_array_free(p.pending, TRUE);
+    ms_framer_clear(&p.framer);
     return NULL;
 }
 
@@ -121,7 +213,16 @@ static gboolean show_event(gpointer data)
 {
     event_msg_t *m = data;
 
-    ms_live_view_event(m->lv->view, &m->e);
+    if (strcmp(m->e.event, "frames") == 0) {
+        /* Every event before it has been shown: the view knows whether a transfer is going on. */
+        g_mutex_lock(&m->lv->lock);
+        m->lv->reached = m->e.frame;
+        m->lv->idle_at_reached = ms_live_view_idle(m->lv->view);
+        g_cond_broadcast(&m->lv->sink_ready);
+        g_mutex_unlock(&m->lv->lock);
+    } else {
+        ms_live_view_event(m->lv->view, &m->e);
+    }
     meter_record_clear(&meter_event_schema, &m->e);
     g_free(m);
     return G_SOURCE_REMOVE;
@@ -131,7 +232,6 @@ static gboolean output_ended(gpointer data)
 {
     live_t *lv = data;
 
-    stop_pump(lv);
     g_main_loop_quit(lv->loop);
     return G_SOURCE_REMOVE;
 }
@@ -139,16 +239,19 @@ static gboolean output_ended(gpointer data)
 static gpointer reader(gpointer data)
 {
     live_t *lv = data;
+    part_t *part = lv->part;
     char *line;
 
-    while ((line = g_data_input_stream_read_line(lv->tshark_out, NULL, NULL, NULL))) {
+    while ((line = g_data_input_stream_read_line(part->out, NULL, NULL, NULL))) {
         event_msg_t *m = g_new0(event_msg_t, 1);
-        if (ms_event_feed(&lv->events, line, &m->e)) {
+        if (ms_event_feed(&part->events, line, &m->e)) {
             m->lv = lv;
+            if (strcmp(m->e.event, "frames") != 0)
+                m->e.frame += part->frame_base;
             g_main_context_invoke(NULL, show_event, m);
         } else {
             g_free(m);
-            ms_capture_feed(lv->capture, line);
+            ms_capture_feed(part->capture, line);
         }
         g_free(line);
     }
@@ -172,6 +275,10 @@ static void end_of_input(int sig)
     if (!lv || lv->stopping)
         return;
     lv->stopping = TRUE;
+    g_mutex_lock(&lv->lock);
+    lv->stop_asked = TRUE;
+    g_cond_broadcast(&lv->sink_ready);
+    g_mutex_unlock(&lv->lock);
     ms_live_view_say(lv->view, "note", "stopping: the report follows once tshark has read what came (again to abort)");
     if (lv->dumpcap)
         g_subprocess_send_signal(lv->dumpcap, SIGTERM);
@@ -257,17 +364,66 @@ static char *dumpcap_failed(live_t *lv, const char *iface, const char *errpath)
     return message;
 }
 
-ms_run_status_t ms_live_run(const ms_tshark_t *t, const ms_live_options_t *o, ms_capture_t *out, char **message)
+/* A tshark for the next part, reading its standard input; its descriptor for the pump. */
+static gboolean start_part(live_t *lv, const ms_tshark_t *t, const GPtrArray *argv, const char *errpath,
+                           part_t *part, GError **err)
+{
+    GSubprocessLauncher *l = launcher(G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, errpath);
+
+    if (t->plugin_env_dir)
+        g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
+    part->tshark = ms_children_spawn(l, (const char *const *)argv->pdata, err);
+    g_object_unref(l);
+    if (!part->tshark)
+        return FALSE;
+    /* The pump writes and closes the descriptor itself. */
+    GOutputStream *in = g_subprocess_get_stdin_pipe(part->tshark);
+    g_unix_output_stream_set_close_fd(G_UNIX_OUTPUT_STREAM(in), FALSE);
+    part->out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(part->tshark));
+    lv->part = part;
+    g_mutex_lock(&lv->lock);
+    lv->sink = g_unix_output_stream_get_fd(G_UNIX_OUTPUT_STREAM(in));
+    g_cond_signal(&lv->sink_ready);
+    g_mutex_unlock(&lv->lock);
+    return TRUE;
+}
+
+static void no_more_parts(live_t *lv)
+{
+    g_mutex_lock(&lv->lock);
+    lv->no_more_sinks = TRUE;
+    g_cond_broadcast(&lv->sink_ready);
+    g_mutex_unlock(&lv->lock);
+}
+
+/* "SOURCE (part 2: frames 1001-2000)" once there are several. */
+static void name_parts(GPtrArray *parts, const char *source)
+{
+    for (guint i = 0, first = 1; parts->len > 1 && i < parts->len; i++) {
+        ms_capture_t *c = g_ptr_array_index(parts, i);
+        g_free(c->file);
+        c->file = g_strdup_printf("%s (part %u: frames %u-%u)", source, i + 1, first, first + c->counts.frames - 1);
+        first += c->counts.frames;
+    }
+}
+
+ms_run_status_t ms_live_run(const ms_tshark_t *t, const ms_live_options_t *o, GPtrArray *parts, char **message)
 {
     static const char *const taps[] = { "meter,ota,events", NULL };
-    live_t lv = { .src = -1, .sink = -1, .wake = { -1, -1 }, .capture = out };
+    const char *source = o->iface ? o->iface : o->source;
+    /* Restarts are looked at where `frames` records come: a multiple of 1000. */
+    live_t lv = { .src = -1, .sink = -1, .wake = { -1, -1 },
+                  .restart_after = (o->restart_after + RESTART_STEP - 1) / RESTART_STEP * RESTART_STEP };
     char *errpath = NULL, *dumpcap_err = NULL;
     GError *err = NULL;
     ms_run_status_t status = RUN_TSHARK_ERROR;
-    GSubprocess *p = NULL;
     GPtrArray *argv = ms_tshark_argv(t, "-", taps);
+    GThread *pumping = NULL;
+    part_t part = { 0 };
 
     *message = NULL;
+    g_mutex_init(&lv.lock);
+    g_cond_init(&lv.sink_ready);
     int errfd = g_file_open_tmp("meterscope-tshark-XXXXXX.err", &errpath, &err);
     int dfd = errfd >= 0 ? g_file_open_tmp("meterscope-tshark-XXXXXX.err", &dumpcap_err, &err) : -1;
     if (errfd >= 0)
@@ -280,54 +436,70 @@ ms_run_status_t ms_live_run(const ms_tshark_t *t, const ms_live_options_t *o, ms
         status = RUN_INPUT_ERROR;
         goto out;
     }
-    GSubprocessLauncher *l = launcher(G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, errpath);
-    if (t->plugin_env_dir)
-        g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
-    p = ms_children_spawn(l, (const char *const *)argv->pdata, &err);
-    g_object_unref(l);
-    if (!p)
-        goto out;
-    /* The pump writes and closes the descriptor itself. */
-    GOutputStream *in = g_subprocess_get_stdin_pipe(p);
-    g_unix_output_stream_set_close_fd(G_UNIX_OUTPUT_STREAM(in), FALSE);
-    lv.sink = g_unix_output_stream_get_fd(G_UNIX_OUTPUT_STREAM(in));
     lv.loop = g_main_loop_new(NULL, FALSE);
     lv.view = ms_live_view_new(o->output, stdout, o->stall_s);
-    lv.tshark_out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(p));
     the_live = &lv;
     ms_interrupt_soft(end_of_input);
-    GThread *pumping = g_thread_new("meterscope-pump", pump, &lv);
-    GThread *reading = g_thread_new("meterscope-reader", reader, &lv);
     guint ticking = g_timeout_add_seconds(1, tick, &lv);
-    g_main_loop_run(lv.loop);
+    guint32 frame_base = 0;
+    for (;;) {
+        part = (part_t){ .capture = ms_capture_new(source), .frame_base = frame_base };
+        g_atomic_int_set(&lv.restarting, 0);
+        g_mutex_lock(&lv.lock);
+        lv.reached = 0;
+        g_mutex_unlock(&lv.lock);
+        if (!start_part(&lv, t, argv, errpath, &part, &err)) {
+            ms_capture_free(part.capture);
+            break;
+        }
+        if (!pumping)
+            pumping = g_thread_new("meterscope-pump", pump, &lv);
+        GThread *reading = g_thread_new("meterscope-reader", reader, &lv);
+        g_main_loop_run(lv.loop);
+        g_thread_join(reading);
+        /* Events still queued for the main loop. */
+        while (g_main_context_iteration(NULL, FALSE))
+            ;
+        char *tshark_says = NULL;
+        status = ms_tshark_wait(t, source, part.tshark, errpath, part.capture, &tshark_says);
+        if (part.events.format_error && status == RUN_OK) {
+            tshark_says = g_strdup_printf("unexpected output from the plugin: %s", part.events.format_error);
+            status = RUN_TSHARK_ERROR;
+        }
+        g_ptr_array_add(parts, part.capture);
+        g_object_unref(part.out);
+        g_object_unref(part.tshark);
+        ms_event_reader_clear(&part.events);
+        gboolean again = g_atomic_int_get(&lv.restarting) && status == RUN_OK && !lv.stopping;
+        if (!again) {
+            *message = tshark_says;
+            break;
+        }
+        g_free(tshark_says);
+        frame_base += part.capture->counts.frames;
+        ms_live_view_new_part(lv.view, parts->len + 1);
+    }
+    /* The pump may wait for a part that will not come, or read on. */
+    no_more_parts(&lv);
+    stop_pump(&lv);
+    if (pumping)
+        g_thread_join(pumping);
     g_source_remove(ticking);
-    g_thread_join(reading);
-    g_thread_join(pumping);
-    /* Events still queued for the main loop. */
-    while (g_main_context_iteration(NULL, FALSE))
-        ;
     the_live = NULL;
     if (lv.dumpcap) {
         if (!lv.stopping)
             g_subprocess_send_signal(lv.dumpcap, SIGTERM);
         char *why = dumpcap_failed(&lv, o->iface, dumpcap_err);
-        if (why)
+        if (why) {
+            g_free(*message);
             *message = why;
+        }
     }
-    char *tshark_says = NULL;
-    status = ms_tshark_wait(t, o->iface ? o->iface : o->source, p, errpath, out, &tshark_says);
-    if (!*message)
-        *message = tshark_says;
-    else
-        g_free(tshark_says);
     if (lv.src_failed && !*message) {
-        *message = g_strdup_printf("%s: %s (partial results)", o->source, g_strerror(lv.src_errno));
+        *message = g_strdup_printf("%s: %s (partial results)", source, g_strerror(lv.src_errno));
         status = RUN_INPUT_ERROR;
     }
-    if (lv.events.format_error && status == RUN_OK) {
-        *message = g_strdup_printf("unexpected output from the plugin: %s", lv.events.format_error);
-        status = RUN_TSHARK_ERROR;
-    }
+    name_parts(parts, source);
 out:
     if (err && !*message)
         *message = g_strdup_printf("cannot run %s: %s", t->tshark, err->message);
@@ -344,14 +516,9 @@ out:
         close(lv.wake[0]);
         close(lv.wake[1]);
     }
-    if (lv.tshark_out)
-        g_object_unref(lv.tshark_out);
-    if (p)
-        g_object_unref(p);
     if (lv.loop)
         g_main_loop_unref(lv.loop);
     ms_live_view_free(lv.view);
-    ms_event_reader_clear(&lv.events);
     if (errpath)
         g_unlink(errpath);
     if (dumpcap_err)
@@ -359,5 +526,7 @@ out:
     g_free(errpath);
     g_free(dumpcap_err);
     g_ptr_array_free(argv, TRUE);
+    g_mutex_clear(&lv.lock);
+    g_cond_clear(&lv.sink_ready);
     return status;
 }

@@ -17,11 +17,13 @@ typedef struct {
     const char      *iface;       /* captured with dumpcap -i */
     ms_live_output_t output;
     double           stall_s;
+    guint64          restart_after;  /* frames a tshark reads before a new one takes over (0: never) */
 } ms_live_options_t;
 
 /* Runs until the input ends or the first SIGINT/SIGTERM/SIGHUP (which ends
- * the input at a whole record); out gets the final records. As
- * ms_tshark_run, *message is an error or a warning. */
-ms_run_status_t ms_live_run(const ms_tshark_t *t, const ms_live_options_t *o, ms_capture_t *out, char **message);
+ * the input at a whole record). parts gets an ms_capture_t per tshark run,
+ * in order: one, unless restart_after made more. The status and *message
+ * (an error or a warning, as ms_tshark_run's) are the last run's. */
+ms_run_status_t ms_live_run(const ms_tshark_t *t, const ms_live_options_t *o, GPtrArray *parts, char **message);
 
 #endif

@@ -40,6 +40,7 @@ struct ms_live_view {
     GHashTable      *by_id;     /* id -> live_transfer_t */
     GPtrArray       *shown;     /* live_transfer_t, in start order: those not done */
     guint            drawn;     /* terminal lines drawn below the alerts */
+    guint            part;      /* of the report: a tshark's run (1 unless restarted) */
 };
 
 static void transfer_free(gpointer p)
@@ -60,6 +61,7 @@ ms_live_view_t *ms_live_view_new(ms_live_output_t output, FILE *out, double stal
     v->stall_s = stall_s;
     v->by_id = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, transfer_free);
     v->shown = g_ptr_array_new();
+    v->part = 1;
     return v;
 }
 
@@ -102,12 +104,19 @@ static guint terminal_width(FILE *f)
 }
 
 /* "#2 METER /path [=====>    ]  45.2% 5632/12464 B  356 B/s  retx 5 rereq 0  last 0.3 s  ETA 20 s (15 s-26 s)" */
-static char *transfer_line(const live_transfer_t *x, gint64 now_wall)
+static char *transfer_name(const ms_live_view_t *v, const live_transfer_t *x)
+{
+    return v->part > 1 ? g_strdup_printf("#%u.%u", v->part, x->id) : g_strdup_printf("#%u", x->id);
+}
+
+static char *transfer_line(const ms_live_view_t *v, const live_transfer_t *x, gint64 now_wall)
 {
     GString *s = g_string_new(NULL);
     double pct = percent(x), rate = current_rate(x), e, lo, hi;
+    char *name = transfer_name(v, x);
 
-    g_string_append_printf(s, "#%u %s %s [", x->id, x->meter, x->path);
+    g_string_append_printf(s, "%s %s %s [", name, x->meter, x->path);
+    g_free(name);
     guint fill = pct >= 0 ? (guint)(pct / 100 * BAR_WIDTH) : 0;
     for (guint i = 0; i < BAR_WIDTH; i++)
         g_string_append_c(s, pct < 0 ? '?' : i < fill ? '=' : i == fill ? '>' : ' ');
@@ -149,7 +158,7 @@ static void draw(ms_live_view_t *v)
 
     rub_out(v);
     for (guint i = 0; i < v->shown->len; i++) {
-        char *line = transfer_line(g_ptr_array_index(v->shown, i), now);
+        char *line = transfer_line(v, g_ptr_array_index(v->shown, i), now);
         if (g_utf8_strlen(line, -1) > (glong)width - 1)
             *g_utf8_offset_to_pointer(line, (glong)width - 1) = '\0';
         fprintf(v->out, "%s\033[K\n", line);
@@ -182,7 +191,7 @@ static void json_line(ms_live_view_t *v, JsonBuilder *b)
     g_object_unref(g);
 }
 
-static JsonBuilder *json_start(const char *event, const live_transfer_t *x)
+static JsonBuilder *json_start(const ms_live_view_t *v, const char *event, const live_transfer_t *x)
 {
     JsonBuilder *b = json_builder_new();
 
@@ -193,6 +202,8 @@ static JsonBuilder *json_start(const char *event, const live_transfer_t *x)
     json_builder_add_int_value(b, 1);
     json_builder_set_member_name(b, "event");
     json_builder_add_string_value(b, event);
+    json_builder_set_member_name(b, "part");
+    json_builder_add_int_value(b, v->part);
     if (x) {
         json_builder_set_member_name(b, "transfer");
         json_builder_add_int_value(b, x->id);
@@ -216,12 +227,14 @@ static void alert(ms_live_view_t *v, const live_transfer_t *x, const char *kind,
     va_end(ap);
     if (v->output == MS_LIVE_TERMINAL) {
         char *when = ts_us ? utc_text(ts_us) : g_strdup("now");
+        char *name = transfer_name(v, x);
         rub_out(v);
-        fprintf(v->out, "%s ALERT %s: #%u %s %s: %s\n", when, kind, x->id, x->meter, x->path, text);
+        fprintf(v->out, "%s ALERT %s: %s %s %s: %s\n", when, kind, name, x->meter, x->path, text);
         g_free(when);
+        g_free(name);
         draw(v);
     } else {
-        JsonBuilder *b = json_start("alert", x);
+        JsonBuilder *b = json_start(v, "alert", x);
         json_builder_set_member_name(b, "alert");
         json_builder_add_string_value(b, kind);
         json_builder_set_member_name(b, "ts_us");
@@ -246,7 +259,7 @@ void ms_live_view_say(ms_live_view_t *v, const char *kind, const char *text)
         draw(v);
         return;
     }
-    JsonBuilder *b = json_start(kind, NULL);
+    JsonBuilder *b = json_start(v, kind, NULL);
     json_builder_set_member_name(b, "message");
     json_builder_add_string_value(b, text);
     json_builder_end_object(b);
@@ -256,7 +269,7 @@ void ms_live_view_say(ms_live_view_t *v, const char *kind, const char *text)
 
 static void event_json(ms_live_view_t *v, const live_transfer_t *x, const meter_event_record_t *e)
 {
-    JsonBuilder *b = json_start(e->event, x);
+    JsonBuilder *b = json_start(v, e->event, x);
     double rate = current_rate(x), pct = percent(x), s, lo, hi;
     gboolean has_eta = eta(x, &s, &lo, &hi);
 
@@ -378,7 +391,7 @@ void ms_live_view_event(ms_live_view_t *v, const meter_event_record_t *e)
             alert(v, x, "not-verified", e->ts_us, "the image completed (%u bytes, frame %u) but failed verification",
                   e->bytes, e->frame);
         if (!x->done && v->output == MS_LIVE_TERMINAL) {
-            char *line = transfer_line(x, now);
+            char *line = transfer_line(v, x, now);
             rub_out(v);
             fprintf(v->out, "done: %s\n", line);
             g_free(line);
@@ -402,6 +415,20 @@ void ms_live_view_tick(ms_live_view_t *v)
                   quiet, x->bytes);
         }
     }
+    draw(v);
+}
+
+gboolean ms_live_view_idle(const ms_live_view_t *v)
+{
+    return v->shown->len == 0;
+}
+
+void ms_live_view_new_part(ms_live_view_t *v, guint part)
+{
+    rub_out(v);
+    g_ptr_array_set_size(v->shown, 0);
+    g_hash_table_remove_all(v->by_id);
+    v->part = part;
     draw(v);
 }
 

@@ -25,6 +25,12 @@ void            ms_live_view_event(ms_live_view_t *v, const meter_event_record_t
  * time on the wall clock is an alert (the capture's clock cannot say so
  * while no frame comes); the terminal lines are drawn again. */
 void            ms_live_view_tick(ms_live_view_t *v);
+/* No transfer is going on (every one seen has completed or was abandoned). */
+gboolean        ms_live_view_idle(const ms_live_view_t *v);
+/* A new tshark reads on (--live-restart-after): its transfer numbers start
+ * over, as part `part` (1-based) of the report; the transfers not finished
+ * are dropped from the lines. */
+void            ms_live_view_new_part(ms_live_view_t *v, guint part);
 /* A line of its own (a note of the analyser's), above the transfer lines. */
 void            ms_live_view_say(ms_live_view_t *v, const char *kind, const char *text);
 /* The input ended: the terminal lines stay as they are, drawn no more. */

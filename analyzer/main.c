@@ -27,6 +27,7 @@ static char *opt_format = NULL, *opt_output = NULL, *opt_plot = NULL, *opt_key =
 static char *opt_filter = NULL, *opt_tshark = NULL, *opt_plugin = NULL, *opt_iface = NULL;
 static char **opt_prefs = NULL, **opt_files = NULL;
 static int opt_stall = -1, opt_jobs = 0;   /* -1: the plugin's preference */
+static double opt_restart_after = 0;
 static double opt_flash_us = 150;
 static gboolean opt_live = FALSE;
 static gboolean opt_progress = FALSE, opt_no_progress = FALSE, opt_quiet = FALSE, opt_version = FALSE;
@@ -42,6 +43,7 @@ static const struct {
     { { "--stall", 1, 86400, TRUE, "seconds" }, NULL, &opt_stall, NULL },
     { { "--jobs", 1, 1024, TRUE, "captures at once" }, "-j", &opt_jobs, NULL },
     { { "--flash-us-per-byte", 0, 10000, FALSE, "microseconds per byte" }, NULL, NULL, &opt_flash_us },
+    { { "--live-restart-after", 1000, 1e12, TRUE, "frames" }, NULL, NULL, &opt_restart_after },
 };
 
 /* GOption's callback for each of them (name: "--stall" or "-j"). */
@@ -67,6 +69,7 @@ static gboolean set_number_option(const char *name, const char *text, gpointer d
 static const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &opt_format, "Report format: table (default), csv or json; with --live also jsonl (the events as JSON lines, the report as JSON)", "FORMAT" },
     { "live", 0, 0, G_OPTION_ARG_NONE, &opt_live, "Follow one capture as it is written (- for standard input, a FIFO, a growing file, or -i): a line per transfer on a terminal, else a JSON line per event; the report at the end of input or at Ctrl-C", NULL },
+    { "live-restart-after", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)set_number_option, "With --live: a new tshark takes over after this many frames, once no transfer is going on (at twice as many whatever), so that its memory starts again; the report then has a part per tshark (1000 to 1e12)", "FRAMES" },
     { "interface", 'i', 0, G_OPTION_ARG_STRING, &opt_iface, "With --live: capture on this interface (through dumpcap, with its permissions)", "IFACE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output, "Write the report to FILE (default: standard output)", "FILE" },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &opt_plot, "Write SVG plots into DIR", "DIR" },
@@ -208,6 +211,8 @@ static char *check_options(ms_format_t *fmt)
         return g_strdup("-i wants --live");
     if (opt_live && (n_files + (opt_iface != NULL) != 1))
         return g_strdup("--live follows one capture: - (standard input), a file or FIFO, or -i IFACE");
+    if (opt_restart_after && !opt_live)
+        return g_strdup("--live-restart-after wants --live");
     if (opt_live && opt_filter)
         return g_strdup("--live cannot take --display-filter: it needs a second pass over the capture");
     if (!n_files && !opt_live)
@@ -489,11 +494,25 @@ int main(int argc, char **argv)
         ms_live_options_t live = { opt_iface ? NULL : opt_files[0], opt_iface,
                                    isatty(STDOUT_FILENO) && strcmp(opt_format ? opt_format : "", "jsonl") != 0
                                        ? MS_LIVE_TERMINAL : MS_LIVE_JSONL,
-                                   opt_stall > 0 ? opt_stall : 10 };
-        jobs[0] = (job_t){ &tshark, NULL, &progress[0], ms_capture_new(opt_iface ? opt_iface : opt_files[0]), RUN_OK,
-                           FALSE, NULL };
-        jobs[0].status = ms_live_run(&tshark, &live, jobs[0].capture, &jobs[0].message);
-        live_note_start_stamps(jobs[0].capture);
+                                   opt_stall > 0 ? opt_stall : 10, (guint64)opt_restart_after };
+        GPtrArray *parts = g_ptr_array_new();
+        char *message = NULL;
+        ms_run_status_t live_status = ms_live_run(&tshark, &live, parts, &message);
+        if (!parts->len)
+            g_ptr_array_add(parts, ms_capture_new(opt_iface ? opt_iface : opt_files[0]));
+        /* A job per part: the report's captures; the last run's status and message are the last part's. */
+        g_free(jobs);
+        g_free(progress);
+        n = parts->len;
+        jobs = g_new0(job_t, n);
+        progress = g_new0(ms_job_progress_t, n);
+        for (guint i = 0; i < n; i++) {
+            jobs[i] = (job_t){ &tshark, NULL, &progress[i], g_ptr_array_index(parts, i), RUN_OK, FALSE, NULL };
+            live_note_start_stamps(jobs[i].capture);
+        }
+        jobs[n - 1].status = live_status;
+        jobs[n - 1].message = message;
+        g_ptr_array_free(parts, TRUE);
     } else {
         gboolean show = !opt_quiet && !opt_no_progress && (opt_progress || isatty(STDERR_FILENO));
         run_all(jobs, progress, n, show);

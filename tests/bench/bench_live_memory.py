@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench_live_memory.py BUILD_DIR [CAPTURE]: the memory of a live run over a
+"""bench_live_memory.py BUILD_DIR [CAPTURE [RESTART_FRAMES]]: the memory of a live run over a
 long capture (a benchmark, not a test). meter-sim's field-szx1 scenario
 with 4 meters and 10 background nodes (2.2 hours, 1.19 million frames) is
 piped into `meterscope --live -` as fast as tshark takes it; the resident
@@ -8,7 +8,8 @@ Printed: each one's RSS when a quarter, half, three quarters and all of the
 frames were in, its peak, and the ratios of the live tshark's peak to the
 offline run's tshark peak (the baseline, measured in the same invocation
 with the same preferences) and of its growth per frame, from which a
-24-hour run is extrapolated."""
+24-hour run is extrapolated; then the same with --live-restart-after
+RESTART_FRAMES (default 200000), whose tshark's memory must stay flat."""
 import os
 import shutil
 import subprocess
@@ -72,6 +73,31 @@ def sample(proc, fed, total, marks):
     return at, peaks
 
 
+MARKS = [0.25, 0.5, 0.75, 1.0]
+
+
+def live_run(command, cap, total):
+    """Feeds cap into meterscope --live - as fast as it reads; its samples."""
+    live = subprocess.Popen(command + ["--live", "-o", os.devnull, "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL)
+    fed = [0]
+
+    def feed():
+        with open(cap, "rb") as f:
+            while True:
+                chunk = f.read(1 << 16)
+                if not chunk:
+                    break
+                live.stdin.write(chunk)
+                fed[0] += len(chunk)
+        live.stdin.close()
+    t = threading.Thread(target=feed)
+    t.start()
+    result = sample(live, fed, total, MARKS)
+    t.join()
+    return result
+
+
 def main():
     build = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix="meterscope-bench-")
@@ -92,36 +118,24 @@ def main():
         off = subprocess.Popen(base + ["--no-progress", "-o", os.devnull, cap], stdout=subprocess.DEVNULL)
         _, off_peaks = sample(off, [0], 1, [])
         total = os.path.getsize(cap)
-        live = subprocess.Popen(base + ["--live", "-o", os.devnull, "-"], stdin=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL)
-        fed = [0]
-
-        def feed():
-            with open(cap, "rb") as f:
-                while True:
-                    chunk = f.read(1 << 16)
-                    if not chunk:
-                        break
-                    live.stdin.write(chunk)
-                    fed[0] += len(chunk)
-            live.stdin.close()
-        t = threading.Thread(target=feed)
-        t.start()
-        marks = [0.25, 0.5, 0.75, 1.0]
-        at, peaks = sample(live, fed, total, marks)
-        t.join()
-        print("capture: %s (%d bytes)" % (cap, total))
-        print("share of input   meterscope kB   its tshark kB")
-        for m in marks:
-            a, ts = at.get(m, (0, 0))
-            print("%13.0f%%   %13d   %13d" % (m * 100, a, ts))
-        print("peak             %13d   %13d" % tuple(peaks))
+        frames = int(subprocess.run(["capinfos", "-c", "-M", "-r", "-T", cap], capture_output=True, text=True)
+                     .stdout.split()[-1])
+        restart = sys.argv[3] if len(sys.argv) > 3 else "200000"
+        print("capture: %s (%d bytes, %d frames)" % (cap, total, frames))
         print("offline run's peak: meterscope %d kB, tshark %d kB" % tuple(off_peaks))
-        print("ratio live/offline tshark peak: %.3f" % (peaks[1] / max(1, off_peaks[1])))
-        q, f = at.get(0.25, (0, 0))[1], at.get(1.0, (0, 0))[1]
-        if q and f:
-            print("tshark growth from 25%% to 100%% of the input: %d kB, %.0f bytes per frame of this capture"
-                  % (f - q, (f - q) * 1024 / (0.75 * 1186272)))
+        for extra in ([], ["--live-restart-after", restart]):
+            at, peaks = live_run(base + extra, cap, total)
+            print("\nmeterscope --live %s" % " ".join(extra))
+            print("share of input   meterscope kB   its tshark kB")
+            for m in MARKS:
+                a, ts = at.get(m, (0, 0))
+                print("%13.0f%%   %13d   %13d" % (m * 100, a, ts))
+            print("peak             %13d   %13d" % tuple(peaks))
+            print("ratio live/offline tshark peak: %.3f" % (peaks[1] / max(1, off_peaks[1])))
+            q, f = at.get(0.25, (0, 0))[1], at.get(1.0, (0, 0))[1]
+            if q and f:
+                print("tshark growth from 25%% to 100%% of the input: %d kB, %.0f bytes per frame"
+                      % (f - q, (f - q) * 1024 / (0.75 * frames)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
