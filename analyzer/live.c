@@ -66,6 +66,7 @@ typedef struct {
     part_t      *part;             /* the one being read */
     GSubprocess *dumpcap;
     gboolean     stopping;
+    const char  *source;           /* as the user named it */
 } live_t;
 
 static live_t *the_live;          /* for the signal's callback */
@@ -236,6 +237,17 @@ static gboolean output_ended(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+/* tshark has loaded its plugins and begins to read: the events header came. */
+static gboolean say_ready(gpointer data)
+{
+    live_t *lv = data;
+    char *text = g_strdup_printf("tshark reads %s%s", lv->source, lv->part->frame_base ? " on (a new part)" : "");
+
+    ms_live_view_say(lv->view, "ready", text);
+    g_free(text);
+    return G_SOURCE_REMOVE;
+}
+
 static gpointer reader(gpointer data)
 {
     live_t *lv = data;
@@ -244,7 +256,11 @@ static gpointer reader(gpointer data)
 
     while ((line = g_data_input_stream_read_line(part->out, NULL, NULL, NULL))) {
         event_msg_t *m = g_new0(event_msg_t, 1);
-        if (ms_event_feed(&part->events, line, &m->e)) {
+        gboolean header_before = part->events.header_seen;
+        gboolean is_event = ms_event_feed(&part->events, line, &m->e);
+        if (!header_before && part->events.header_seen)
+            g_main_context_invoke(NULL, say_ready, lv);
+        if (is_event) {
             m->lv = lv;
             if (strcmp(m->e.event, "frames") != 0)
                 m->e.frame += part->frame_base;
@@ -439,6 +455,7 @@ ms_run_status_t ms_live_run(const ms_tshark_t *t, const ms_live_options_t *o, GP
     lv.loop = g_main_loop_new(NULL, FALSE);
     lv.view = ms_live_view_new(o->output, stdout, o->stall_s);
     the_live = &lv;
+    lv.source = source;
     ms_interrupt_soft(end_of_input);
     guint ticking = g_timeout_add_seconds(1, tick, &lv);
     guint32 frame_base = 0;

@@ -13,7 +13,12 @@ frame. Checked:
 - the final report (-o, JSON) equals byte for byte the offline report of
   the bytes the replayer wrote (its --copy), under the same name;
 - SIGINT in the middle of a slow replay: exit 0, a report of what came, no
-  process of it left, no temporary in its TMPDIR."""
+  process of it left, no temporary in its TMPDIR;
+- --live-restart-after 2000 on two-meters.pcap (always a transfer going
+  on, so every restart is the forced one at 4000 frames) from standard
+  input: the report has a part per tshark, frames 1-4000, 4001-8000, then
+  the rest, together every frame of the capture (counted by the harness);
+  the events' frame numbers are the capture's, their parts 1 to 3."""
 import json
 import re
 import os
@@ -97,6 +102,13 @@ def live_run(a, truth, cap, extra):
     return proc, lines, t, fifo, d, tmpdir
 
 
+def wait_ready(proc, lines):
+    """Until its tshark has started (the "ready" line): what is timed is each frame's way, not tshark's start."""
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline and proc.poll() is None and not any('"event":"ready"' in x for _, x in lines):
+        time.sleep(0.01)
+
+
 def main():
     binary, committed = sys.argv[1:3]
     cap = os.path.join(committed, "default.pcap")
@@ -111,9 +123,19 @@ def main():
         report = "report.json"
         proc, lines, reader, fifo, d, tmpdir = live_run(a, truth, src, ["--format", "jsonl", "-o", report])
         log, copy = os.path.join(a.tmp, "replay.log"), os.path.join(a.tmp, "copy.pcap")
+        # The FIFO opens once both ends are there: the replayer's open lets meterscope start tshark.
+        opener, deadline = None, time.monotonic() + WAIT_S
+        while opener is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                opener = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:     # ENXIO: meterscope has not opened it yet
+                time.sleep(0.01)
+        wait_ready(proc, lines)
         replay = subprocess.Popen([sys.executable, REPLAY, src, fifo, "--speed", str(SPEED), "--stall-before",
                                    str(stall_before), "--stall-s", str(STALL_S), "--log", log, "--copy", copy])
         replay.wait(timeout=WAIT_S)
+        if opener is not None:
+            os.close(opener)
         replay_end = time.monotonic()
         rc = proc.wait(timeout=WAIT_S)
         reader.join()
@@ -123,9 +145,10 @@ def main():
         events = [(t, json.loads(x)) for t, x in lines if x.startswith("{")]
         framed = [(t, e) for t, e in events if "frame" in e]
         late = [(e["frame"], round(t - written[e["frame"]], 3)) for t, e in framed if t - written[e["frame"]] > 1.0]
+        worst = max((t - written[e["frame"]] for t, e in framed), default=0)
         check(len(framed) > 50 and not late,
-              "each of the %d events arrived within 1 s of its frame being written (late: %s)"
-              % (len(framed), late[:5]))
+              "each of the %d events arrived within 1 s of its frame being written (at worst %.3f s; late: %s)"
+              % (len(framed), worst, late[:5]))
         early = sum(1 for t, _ in framed if t < replay_end)
         check(early >= 0.9 * len(framed), "%d of %d events arrived while the replay was still running"
               % (early, len(framed)))
@@ -172,6 +195,24 @@ def main():
         left = [k for k in kids if os.path.exists("/proc/%d" % k)]
         check(not left, "no process of it is left (%s)" % left)
         check(os.listdir(tmpdir) == [], "no temporary left in its TMPDIR (%s)" % os.listdir(tmpdir))
+
+        # Restarts: a part per tshark.
+        two = a.copy(os.path.join(committed, "two-meters.pcap"))
+        with open(os.path.join(committed, "two-meters.pcap.truth.json")) as f:
+            truth2 = json.load(f)
+        total = len(frame_times(two))
+        with open(two, "rb") as f:
+            run = subprocess.run(a.command(["--live", "--live-restart-after", "2000", "--format", "jsonl"] +
+                                           prefs_args(truth2) + ["-"]), stdin=f, capture_output=True, text=True,
+                                 cwd=a.tmp, timeout=WAIT_S)
+        parts = re.findall(r'"file" : "- \(part (\d+): frames (\d+)-(\d+)\)"', run.stdout)
+        want = [("1", "1", "4000"), ("2", "4001", "8000"), ("3", "8001", str(total))]
+        check(run.returncode == 0 and parts == want, "the report's parts are %s (%s)" % (want, parts))
+        evs = [json.loads(x) for x in run.stdout.splitlines() if x.startswith('{"format":"meterscope-live"')]
+        frames = [e["frame"] for e in evs if "frame" in e]
+        check(frames and min(frames) >= 1 and max(frames) <= total and frames == sorted(frames) and
+              max(frames) > 8000, "the events' frame numbers are the capture's, in order, up to %d" % max(frames))
+        check(sorted({e["part"] for e in evs}) == [1, 2, 3], "the events name their parts 1 to 3")
     finally:
         a.close()
     return check.summary("live")
