@@ -374,8 +374,14 @@ static char *dumpcap_failed(live_t *lv, const char *iface, const char *errpath)
     if (!g_subprocess_get_if_exited(lv->dumpcap) || g_subprocess_get_exit_status(lv->dumpcap) == 0 || lv->stopping)
         return NULL;
     g_file_get_contents(errpath, &text, NULL, NULL);
-    char *message = g_strdup_printf("dumpcap could not capture on %s: %s", iface,
-                                    text && *g_strstrip(text) ? text : "(no message)");
+    /* Its first paragraph says what is wrong; the rest is how to set up permissions. */
+    char *end = text ? strstr(g_strstrip(text), "\n\n") : NULL;
+    if (end)
+        *end = '\0';
+    char *oneline = text ? g_strdelimit(text, "\n", ' ') : NULL;
+    char *message = g_strdup_printf("dumpcap could not capture on %s: %s%s", iface,
+                                    oneline && *oneline ? oneline : "(no message)",
+                                    end ? " (its message goes on with how to get the permissions)" : "");
     g_free(text);
     return message;
 }
@@ -510,6 +516,7 @@ ms_run_status_t ms_live_run(const ms_tshark_t *t, const ms_live_options_t *o, GP
         if (why) {
             g_free(*message);
             *message = why;
+            status = RUN_INPUT_ERROR;
         }
     }
     if (lv.src_failed && !*message) {
