@@ -35,6 +35,10 @@
 
 #define FOLLOW_POLL_MS 200    /* a growing file is looked at again this often once its end is reached */
 #define PUMP_CHUNK 65536
+/* Events handed to the main loop and not shown yet: beyond this many the
+ * reader waits (a slow terminal or log shipper then slows tshark, which
+ * slows the pump), so that a backlog never grows without bound. */
+#define MAX_QUEUED 4096
 
 /* One tshark's run: a part of the report. */
 typedef struct {
@@ -52,15 +56,17 @@ typedef struct {
     gboolean     src_failed;
     int          src_errno;
     guint64      restart_after;    /* frames; 0: never */
-    /* The pump's sink, and the hand-over to a new tshark. */
+    /* Under lock, what the threads wait for (changed is broadcast when any of it changes):
+     * the pump's sink and the hand-over to a new tshark, how far tshark has read, the backlog. */
     GMutex       lock;
-    GCond        sink_ready;
+    GCond        changed;
     int          sink;             /* -1 while there is none */
     gboolean     no_more_sinks;
-    gint         restarting;       /* the pump ended a part's input to start another (atomic) */
     guint64      reached;          /* the part's frames tshark has read, as its `frames` records tell */
-    gboolean     idle_at_reached;  /* and whether a transfer was going on then */
+    gboolean     idle_at_reached;  /* and whether no transfer was going on then */
     gboolean     stop_asked;
+    guint        queued;           /* events handed to the main loop, not shown yet */
+    gint         restarting;       /* the pump ended a part's input to start another (atomic) */
     GMainLoop   *loop;
     ms_live_view_t *view;
     part_t      *part;             /* the one being read */
@@ -100,7 +106,7 @@ static int next_sink(live_t *lv, int sink)
     g_mutex_lock(&lv->lock);
     lv->sink = -1;
     while (lv->sink < 0 && !lv->no_more_sinks)
-        g_cond_wait(&lv->sink_ready, &lv->lock);
+        g_cond_wait(&lv->changed, &lv->lock);
     sink = lv->sink;
     g_mutex_unlock(&lv->lock);
     return sink;
@@ -113,7 +119,7 @@ static gboolean caught_up(live_t *lv, guint64 frames, gboolean *idle)
 {
     g_mutex_lock(&lv->lock);
     while (lv->reached < frames && !lv->no_more_sinks && !lv->stop_asked)
-        g_cond_wait(&lv->sink_ready, &lv->lock);
+        g_cond_wait(&lv->changed, &lv->lock);
     gboolean ok = lv->reached >= frames && !lv->stop_asked;
     *idle = lv->idle_at_reached;
     g_mutex_unlock(&lv->lock);
@@ -219,11 +225,15 @@ static gboolean show_event(gpointer data)
         g_mutex_lock(&m->lv->lock);
         m->lv->reached = m->e.frame;
         m->lv->idle_at_reached = ms_live_view_idle(m->lv->view);
-        g_cond_broadcast(&m->lv->sink_ready);
+        g_cond_broadcast(&m->lv->changed);
         g_mutex_unlock(&m->lv->lock);
     } else {
         ms_live_view_event(m->lv->view, &m->e);
     }
+    g_mutex_lock(&m->lv->lock);
+    if (m->lv->queued-- == MAX_QUEUED)
+        g_cond_broadcast(&m->lv->changed);
+    g_mutex_unlock(&m->lv->lock);
     meter_record_clear(&meter_event_schema, &m->e);
     g_free(m);
     return G_SOURCE_REMOVE;
@@ -264,6 +274,11 @@ static gpointer reader(gpointer data)
             m->lv = lv;
             if (strcmp(m->e.event, "frames") != 0)
                 m->e.frame += part->frame_base;
+            g_mutex_lock(&lv->lock);
+            while (lv->queued >= MAX_QUEUED)
+                g_cond_wait(&lv->changed, &lv->lock);
+            lv->queued++;
+            g_mutex_unlock(&lv->lock);
             g_main_context_invoke(NULL, show_event, m);
         } else {
             g_free(m);
@@ -293,7 +308,7 @@ static void end_of_input(int sig)
     lv->stopping = TRUE;
     g_mutex_lock(&lv->lock);
     lv->stop_asked = TRUE;
-    g_cond_broadcast(&lv->sink_ready);
+    g_cond_broadcast(&lv->changed);
     g_mutex_unlock(&lv->lock);
     ms_live_view_say(lv->view, "note", "stopping: the report follows once tshark has read what came (again to abort)");
     if (lv->dumpcap)
@@ -405,7 +420,7 @@ static gboolean start_part(live_t *lv, const ms_tshark_t *t, const GPtrArray *ar
     lv->part = part;
     g_mutex_lock(&lv->lock);
     lv->sink = g_unix_output_stream_get_fd(G_UNIX_OUTPUT_STREAM(in));
-    g_cond_signal(&lv->sink_ready);
+    g_cond_broadcast(&lv->changed);
     g_mutex_unlock(&lv->lock);
     return TRUE;
 }
@@ -414,7 +429,7 @@ static void no_more_parts(live_t *lv)
 {
     g_mutex_lock(&lv->lock);
     lv->no_more_sinks = TRUE;
-    g_cond_broadcast(&lv->sink_ready);
+    g_cond_broadcast(&lv->changed);
     g_mutex_unlock(&lv->lock);
 }
 
@@ -445,7 +460,7 @@ ms_run_status_t ms_live_run(const ms_tshark_t *t, const ms_live_options_t *o, GP
 
     *message = NULL;
     g_mutex_init(&lv.lock);
-    g_cond_init(&lv.sink_ready);
+    g_cond_init(&lv.changed);
     int errfd = g_file_open_tmp("meterscope-tshark-XXXXXX.err", &errpath, &err);
     int dfd = errfd >= 0 ? g_file_open_tmp("meterscope-tshark-XXXXXX.err", &dumpcap_err, &err) : -1;
     if (errfd >= 0)
@@ -551,6 +566,6 @@ out:
     g_free(dumpcap_err);
     g_ptr_array_free(argv, TRUE);
     g_mutex_clear(&lv.lock);
-    g_cond_clear(&lv.sink_ready);
+    g_cond_clear(&lv.changed);
     return status;
 }
