@@ -14,6 +14,7 @@
 static const int stopping_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 static int caught;          /* the first stopping signal */
+static void (*soft_stop)(int sig);   /* live mode: the first signal ends the input instead */
 static gboolean committed;  /* the report is being written */
 
 static gboolean kill_survivors(gpointer data)
@@ -29,6 +30,12 @@ static gboolean on_signal(gpointer data)
 
     if (committed)
         return G_SOURCE_CONTINUE;
+    if (soft_stop) {
+        void (*first)(int) = soft_stop;
+        soft_stop = NULL;
+        first(sig);
+        return G_SOURCE_CONTINUE;
+    }
     if (caught) {
         ms_children_stop(SIGKILL);   /* asked twice: no grace */
         return G_SOURCE_CONTINUE;
@@ -54,6 +61,11 @@ void ms_interrupt_catch(void)
     sigaction(SIGPIPE, &sa, NULL);
     for (guint i = 0; i < G_N_ELEMENTS(stopping_signals); i++)
         g_unix_signal_add(stopping_signals[i], on_signal, GINT_TO_POINTER(stopping_signals[i]));
+}
+
+void ms_interrupt_soft(void (*first)(int sig))
+{
+    soft_stop = first;
 }
 
 int ms_interrupt_signal(void)

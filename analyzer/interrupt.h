@@ -11,6 +11,11 @@
  * wait for the tshark runs iterates it). */
 void ms_interrupt_catch(void);
 
+/* Live mode: the first of those signals calls first() (which ends the
+ * input, so that the report is written) and stops nothing; a second one
+ * stops as above. */
+void ms_interrupt_soft(void (*first)(int sig));
+
 /* The signal that asked meterscope to stop, 0 if none came. */
 int ms_interrupt_signal(void);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "interrupt.h"
+#include "live.h"
 #include "number_option.h"
 #include "plots.h"
 #include "progress.h"
@@ -23,10 +24,12 @@
 enum { EXIT_REPORT = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_TSHARK = 3 };
 
 static char *opt_format = NULL, *opt_output = NULL, *opt_plot = NULL, *opt_key = NULL, *opt_meter = NULL;
-static char *opt_filter = NULL, *opt_tshark = NULL, *opt_plugin = NULL;
+static char *opt_filter = NULL, *opt_tshark = NULL, *opt_plugin = NULL, *opt_iface = NULL;
 static char **opt_prefs = NULL, **opt_files = NULL;
 static int opt_stall = -1, opt_jobs = 0;   /* -1: the plugin's preference */
+static double opt_restart_after = 0;
 static double opt_flash_us = 150;
+static gboolean opt_live = FALSE;
 static gboolean opt_progress = FALSE, opt_no_progress = FALSE, opt_quiet = FALSE, opt_version = FALSE;
 
 /* The numeric options and the ranges they accept (docs/analyser.md): a
@@ -40,6 +43,7 @@ static const struct {
     { { "--stall", 1, 86400, TRUE, "seconds" }, NULL, &opt_stall, NULL },
     { { "--jobs", 1, 1024, TRUE, "captures at once" }, "-j", &opt_jobs, NULL },
     { { "--flash-us-per-byte", 0, 10000, FALSE, "microseconds per byte" }, NULL, NULL, &opt_flash_us },
+    { { "--live-restart-after", 1000, 1e12, TRUE, "frames" }, NULL, NULL, &opt_restart_after },
 };
 
 /* GOption's callback for each of them (name: "--stall" or "-j"). */
@@ -63,7 +67,10 @@ static gboolean set_number_option(const char *name, const char *text, gpointer d
 }
 
 static const GOptionEntry entries[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &opt_format, "Report format: table (default), csv or json", "FORMAT" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &opt_format, "Report format: table (default), csv or json; with --live also jsonl (the events as JSON lines, the report as JSON)", "FORMAT" },
+    { "live", 0, 0, G_OPTION_ARG_NONE, &opt_live, "Follow one capture as it is written (- for standard input, a FIFO, a growing file, or -i): a line per transfer on a terminal, else a JSON line per event; the report at the end of input or at Ctrl-C", NULL },
+    { "live-restart-after", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)set_number_option, "With --live: a new tshark takes over after this many frames, once no transfer is going on (at twice as many whatever), so that its memory starts again; the report then has a part per tshark (1000 to 1e12)", "FRAMES" },
+    { "interface", 'i', 0, G_OPTION_ARG_STRING, &opt_iface, "With --live: capture on this interface (through dumpcap, with its permissions)", "IFACE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output, "Write the report to FILE (default: standard output)", "FILE" },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &opt_plot, "Write SVG plots into DIR", "DIR" },
     { "key", 'k', 0, G_OPTION_ARG_STRING, &opt_key, "Thread network key (32 hex digits), for secured captures", "KEY" },
@@ -156,6 +163,17 @@ static void run_job(gpointer data, gpointer user_data)
     g_idle_add(job_finished, user_data);
 }
 
+/* An offline run reads a capture again when its stamps mark frame starts
+ * and messages were timed before that was known; a live one cannot. */
+static void live_note_start_stamps(const ms_capture_t *c)
+{
+    if (!opt_quiet && c->counts.timestamps && strcmp(c->counts.timestamps, "start") == 0 &&
+        c->counts.timestamp_early_messages > 0)
+        error("%s: note: the stamps mark frame starts and %u messages were timed before that was known; an "
+              "offline run reads the capture again for exact times, a live one cannot: "
+              "give -O meter.ota.timestamps:start", c->file, c->counts.timestamp_early_messages);
+}
+
 static gboolean valid_key(const char *key)
 {
     if (strlen(key) != 32)
@@ -183,11 +201,21 @@ static char *check_options(ms_format_t *fmt)
         *fmt = FMT_TABLE;
     else if (strcmp(opt_format, "csv") == 0)
         *fmt = FMT_CSV;
-    else if (strcmp(opt_format, "json") == 0)
+    else if (strcmp(opt_format, "json") == 0 || (opt_live && strcmp(opt_format, "jsonl") == 0))
         *fmt = FMT_JSON;
     else
-        return quoting("unknown format '%s' (table, csv or json)", opt_format);
-    if (!opt_files || !opt_files[0])
+        return quoting(opt_live ? "unknown format '%s' (table, csv, json or jsonl)"
+                                : "unknown format '%s' (table, csv or json; jsonl with --live)", opt_format);
+    guint n_files = opt_files ? g_strv_length(opt_files) : 0;
+    if (opt_iface && !opt_live)
+        return g_strdup("-i wants --live");
+    if (opt_live && (n_files + (opt_iface != NULL) != 1))
+        return g_strdup("--live follows one capture: - (standard input), a file or FIFO, or -i IFACE");
+    if (opt_restart_after && !opt_live)
+        return g_strdup("--live-restart-after wants --live");
+    if (opt_live && opt_filter)
+        return g_strdup("--live cannot take --display-filter: it needs a second pass over the capture");
+    if (!n_files && !opt_live)
         return g_strdup("no capture file given (try --help)");
     if (opt_key && !valid_key(opt_key))
         return g_strdup("--key wants the Thread network key as 32 hex digits");
@@ -407,7 +435,8 @@ int main(int argc, char **argv)
         "where the time went, and the block size to use (docs/field-guide.md).\n\n"
         "Exit status: 0 report written, 1 usage error, 2 input error (missing, unreadable, truncated\n"
         "or non-capture file; partial results are still printed), 3 tshark or plugin problem,\n"
-        "128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP: every tshark stopped, no report).");
+        "128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP: every tshark stopped, no report).\n"
+        "With --live the first signal ends the input and the report is written; a second one stops as above.");
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
         /* GOption's message names the argument as given: one line, cut. */
         char *message = ms_printable(err->message, 200);
@@ -447,10 +476,10 @@ int main(int argc, char **argv)
         g_ptr_array_add(start_stamped.prefs, g_strdup(g_ptr_array_index(tshark.prefs, i)));
     g_ptr_array_add(start_stamped.prefs, g_strdup("meter.ota.timestamps:start"));
 
-    guint n = g_strv_length(opt_files);
+    guint n = opt_live ? 1 : g_strv_length(opt_files);
     job_t *jobs = g_new0(job_t, n);
     ms_job_progress_t *progress = g_new0(ms_job_progress_t, n);
-    for (guint i = 0; i < n; i++) {
+    for (guint i = 0; i < n && !opt_live; i++) {
         GStatBuf st;
         jobs[i] = (job_t){ &tshark, user_said ? NULL : &start_stamped, &progress[i], ms_capture_new(opt_files[i]),
                            RUN_OK, FALSE, NULL };
@@ -461,8 +490,33 @@ int main(int argc, char **argv)
             progress[i].done = 1;
         }
     }
-    gboolean show = !opt_quiet && !opt_no_progress && (opt_progress || isatty(STDERR_FILENO));
-    run_all(jobs, progress, n, show);
+    if (opt_live) {
+        ms_live_options_t live = { opt_iface ? NULL : opt_files[0], opt_iface,
+                                   isatty(STDOUT_FILENO) && strcmp(opt_format ? opt_format : "", "jsonl") != 0
+                                       ? MS_LIVE_TERMINAL : MS_LIVE_JSONL,
+                                   opt_stall > 0 ? opt_stall : 10, (guint64)opt_restart_after };
+        GPtrArray *parts = g_ptr_array_new();
+        char *message = NULL;
+        ms_run_status_t live_status = ms_live_run(&tshark, &live, parts, &message);
+        if (!parts->len)
+            g_ptr_array_add(parts, ms_capture_new(opt_iface ? opt_iface : opt_files[0]));
+        /* A job per part: the report's captures; the last run's status and message are the last part's. */
+        g_free(jobs);
+        g_free(progress);
+        n = parts->len;
+        jobs = g_new0(job_t, n);
+        progress = g_new0(ms_job_progress_t, n);
+        for (guint i = 0; i < n; i++) {
+            jobs[i] = (job_t){ &tshark, NULL, &progress[i], g_ptr_array_index(parts, i), RUN_OK, FALSE, NULL };
+            live_note_start_stamps(jobs[i].capture);
+        }
+        jobs[n - 1].status = live_status;
+        jobs[n - 1].message = message;
+        g_ptr_array_free(parts, TRUE);
+    } else {
+        gboolean show = !opt_quiet && !opt_no_progress && (opt_progress || isatty(STDERR_FILENO));
+        run_all(jobs, progress, n, show);
+    }
     /* Stopped by a signal, the runs' messages would only tell of their stopping. */
     int stop = ms_interrupt_signal();
     status = stop ? EXIT_REPORT : check_results(jobs, n);

@@ -481,23 +481,10 @@ static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int stat
     return RUN_OK;
 }
 
-ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture_t *out, volatile gint *pid,
-                              char **message)
+GPtrArray *ms_tshark_argv(const ms_tshark_t *t, const char *file, const char *const *taps)
 {
-    GSubprocessLauncher *l = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
     GPtrArray *argv = g_ptr_array_new();
-    GError *err = NULL;
-    char *errpath = NULL;
-    int errfd = g_file_open_tmp("meterscope-tshark-XXXXXX.err", &errpath, &err);
-    ms_run_status_t status = RUN_TSHARK_ERROR;
 
-    *message = NULL;
-    if (errfd < 0)
-        goto out;
-    close(errfd);
-    g_subprocess_launcher_set_stderr_file_path(l, errpath);
-    if (t->plugin_env_dir)
-        g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
     g_ptr_array_add(argv, t->tshark);
     g_ptr_array_add(argv, "-n");
     g_ptr_array_add(argv, "-r");
@@ -516,10 +503,47 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
     if (t->two_pass)
         g_ptr_array_add(argv, "-2");
     g_ptr_array_add(argv, "-q");
+    for (guint i = 0; taps && taps[i]; i++) {
+        g_ptr_array_add(argv, "-z");
+        g_ptr_array_add(argv, (char *)taps[i]);
+    }
     g_ptr_array_add(argv, "-z");
     g_ptr_array_add(argv, t->tap);
     g_ptr_array_add(argv, NULL);
+    return argv;
+}
 
+ms_run_status_t ms_tshark_wait(const ms_tshark_t *t, const char *file, GSubprocess *p, const char *errpath,
+                               ms_capture_t *out, char **message)
+{
+    ms_capture_finish(out);
+    g_subprocess_wait(p, NULL, NULL);
+    ms_children_forget(p);
+    int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
+    int term_sig = g_subprocess_get_if_signaled(p) ? g_subprocess_get_term_sig(p) : 0;
+    char *errors = tshark_errors(errpath);
+    ms_run_status_t status = classify(t, file, code, term_sig, errors, out, message);
+    g_free(errors);
+    return status;
+}
+
+ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture_t *out, volatile gint *pid,
+                              char **message)
+{
+    GSubprocessLauncher *l = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+    GPtrArray *argv = ms_tshark_argv(t, file, NULL);
+    GError *err = NULL;
+    char *errpath = NULL;
+    int errfd = g_file_open_tmp("meterscope-tshark-XXXXXX.err", &errpath, &err);
+    ms_run_status_t status = RUN_TSHARK_ERROR;
+
+    *message = NULL;
+    if (errfd < 0)
+        goto out;
+    close(errfd);
+    g_subprocess_launcher_set_stderr_file_path(l, errpath);
+    if (t->plugin_env_dir)
+        g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
     GSubprocess *p = ms_children_spawn(l, (const char *const *)argv->pdata, &err);
     if (!p)
         goto out;
@@ -531,16 +555,9 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
         g_free(line);
     }
     g_object_unref(in);
-    ms_capture_finish(out);
-    g_subprocess_wait(p, NULL, NULL);
-    ms_children_forget(p);
+    status = ms_tshark_wait(t, file, p, errpath, out, message);
     g_atomic_int_set(pid, 0);
-    int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
-    int term_sig = g_subprocess_get_if_signaled(p) ? g_subprocess_get_term_sig(p) : 0;
     g_object_unref(p);
-    char *errors = tshark_errors(errpath);
-    status = classify(t, file, code, term_sig, errors, out, message);
-    g_free(errors);
 out:
     if (err && !*message)
         *message = g_strdup_printf("cannot run %s: %s", t->tshark, err->message);

@@ -5,7 +5,7 @@
 #ifndef TSHARK_RUNNER_H
 #define TSHARK_RUNNER_H
 
-#include <glib.h>
+#include <gio/gio.h>
 #include "transfer.h"
 
 typedef struct {
@@ -35,5 +35,15 @@ gboolean ms_capture_file_ok(const char *file, char **message);
  * results (RUN_INPUT_ERROR with out filled, e.g. a truncated file). */
 ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture_t *out, volatile gint *pid,
                               char **message);
+
+/* tshark's command line for file ("-": its standard input), with the taps
+ * (NULL-terminated, may be NULL) before t's own; free with g_ptr_array_free(, TRUE)
+ * (the strings are t's and the caller's). */
+GPtrArray *ms_tshark_argv(const ms_tshark_t *t, const char *file, const char *const *taps);
+/* Once its output has been fed into out: waits for the tshark p (spawned
+ * with ms_children_spawn, its standard error in errpath) and says how it
+ * went, as ms_tshark_run does. */
+ms_run_status_t ms_tshark_wait(const ms_tshark_t *t, const char *file, GSubprocess *p, const char *errpath,
+                               ms_capture_t *out, char **message);
 
 #endif

@@ -5,7 +5,7 @@
 set -eu
 PACKAGES="gcc make cmake pkg-config libglib2.0-dev libpcap-dev libgcrypt20-dev
 libjson-glib-dev libwireshark-dev wireshark-dev tshark python3 util-linux time
-dpkg-dev file debootstrap libcoap3-bin iproute2"
+dpkg-dev file debootstrap libcoap3-bin iproute2 tmux"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <epan/to_str.h>
 #include "ota_track.h"
+#include "eta.h"
 #include "coap_exchange.h"
 #include "ota_split.h"
 #include "chunk_array.h"
@@ -1826,25 +1827,19 @@ static void estimate_eta(meter_transfer_record_t *s, wmem_array_t *taken_us)
 {
     guint N = wmem_array_get_count(taken_us);
     gint64 left = s->size_hint - s->bytes;
+    meter_eta_sample_t sample = { 0 };
 
     s->eta_s = s->eta_low_s = s->eta_high_s = -1;
     if (s->complete || s->size_hint < 0 || left <= 0 || !N || !s->block_size)
         return;
     qsort(wmem_array_get_raw(taken_us), N, sizeof(gint64), cmp_i64);
-    double sum = 0, sq = 0, prev = s->first_request_us;
+    double prev = s->first_request_us;
     for (guint i = 0; i < N; i++) {
-        double at = *(gint64 *)wmem_array_index(taken_us, i), d = MAX(0.0, at - prev) / 1e6;
-        sum += d;
-        sq += d * d;
+        double at = *(gint64 *)wmem_array_index(taken_us, i);
+        meter_eta_add(&sample, MAX(0.0, at - prev) / 1e6);
         prev = MAX(prev, at);
     }
-    double mean = sum / N;
-    double sd = N > 1 ? sqrt(MAX(0.0, (sq - N * mean * mean) / (N - 1))) : mean;
-    double n = ceil((double)left / s->block_size);
-    s->eta_s = n * mean;
-    double half = 1.645 * sqrt(n * sd * sd + n * n * sd * sd / N);
-    s->eta_low_s = MAX(0.0, s->eta_s - half);
-    s->eta_high_s = s->eta_s + half;
+    meter_eta_estimate(&sample, ceil((double)left / s->block_size), &s->eta_s, &s->eta_low_s, &s->eta_high_s);
 }
 
 /* air_spans: its frames' times on the air (gint64 pairs; frames of two

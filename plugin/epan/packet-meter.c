@@ -32,6 +32,7 @@
 #include "packet-meter-ota.h"
 #include "frame_hash.h"
 #include "packet-meter-stats.h"
+#include "packet-meter-events.h"
 #include "packet-meter-stats-table.h"
 #include "packet-meter-time.h"
 
@@ -442,6 +443,27 @@ static void queue_transfers(packet_info *pinfo, const ota_link_view_t *link, con
         meter_stats_queue(pinfo, ids);
 }
 
+/* The events tap gets the frame's block-wise results, as they are now. */
+static void queue_events(packet_info *pinfo, const msg_result_t *msg, guint n, gint64 now_us)
+{
+    if (!meter_events_wanted())
+        return;
+    meter_event_frame_t *f = (meter_event_frame_t *)wmem_alloc0(
+        pinfo->pool, sizeof(meter_event_frame_t) + 2 * n * sizeof(meter_event_msg_t));
+
+    f->ts_us = now_us;
+    for (guint i = 0; i < n; i++) {
+        const ota_copy_result_t *also = second_transfer(&msg[i], pinfo);
+        gboolean image = msg[i].resource == METER_RES_FIRMWARE;
+        if (msg[i].ota)
+            f->msg[f->n++] = (meter_event_msg_t){ msg[i].ota, image };
+        if (also)
+            f->msg[f->n++] = (meter_event_msg_t){ also, image };
+    }
+    if (f->n)
+        meter_events_queue(pinfo, f);
+}
+
 /* An ACK came for a frame read before: its note says so from now on. */
 static void note_ack(meter_session_t *session, guint32 acked, guint32 ack_frame)
 {
@@ -501,6 +523,7 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
         meter_ota_show_frame(tvb, pinfo, tree, &view);
     }
     queue_transfers(pinfo, link ? &view : NULL, msg, n);
+    queue_events(pinfo, msg, n, link ? link->ts_us : now_us);
     guint32 acked = link ? ota_track_frame_acked(link) : 0;
     ota_link_note_t note = link ? ota_track_frame_done(tracker, link) : 0;
     if (!pref_frame_records)
@@ -605,6 +628,7 @@ void proto_register_meter(void)
     meter_session_register();
     proto_register_meter_stats();
     proto_register_meter_stats_table();
+    proto_register_meter_events();
 }
 
 /* From 4.4 on, the RF4CE network layer's heuristic on 802.15.4 comes
