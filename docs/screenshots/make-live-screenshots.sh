@@ -90,12 +90,12 @@ until_ok 60 window_of "Capturing from" || die "no capture window (see $tmp/wires
 win=$(window_of "Capturing from")
 until_ok 60 grep -q "paused $pause_at" "$tmp/replay.log" || die "the replayer did not reach frame $pause_at"
 until_ok 30 has_captured "$pause_at" || die "dumpcap did not write $pause_at frames"
-# Let the GUI's packet list catch up with the file: until its window stops
-# changing.
+# Let the GUI's packet list catch up with the file: until the screen stops
+# changing (taken whole: Qt 6 windows give a blank image by their own id).
 same_twice() {
-    DISPLAY=$display import -window "$win" "$tmp/a.png"
+    DISPLAY=$display import -window root "$tmp/a.png"
     sleep 0.5
-    DISPLAY=$display import -window "$win" "$tmp/b.png"
+    DISPLAY=$display import -window root "$tmp/b.png"
     cmp -s "$tmp/a.png" "$tmp/b.png"
 }
 until_ok 30 same_twice || die "the main window never settled"
@@ -116,10 +116,16 @@ until_ok 30 window_of "Meter block-wise transfers" ||
 dlg=$(window_of "Meter block-wise transfers")
 # Its default size; only moved, over the packet details.
 x windowmove "$dlg" 880 500
+# The dialog as the screen shows it (Qt 6 windows, 4.4 and later, give a
+# blank image when taken by their own id).
+dialog_image() {
+    eval "$(x getwindowgeometry --shell "$dlg")"
+    DISPLAY=$display import -window root -crop "${WIDTH}x$HEIGHT+$X+$Y" +repage "$1"
+}
 dialog_settled() {
-    DISPLAY=$display import -window "$dlg" "$tmp/a.png"
+    dialog_image "$tmp/a.png"
     sleep 0.5
-    DISPLAY=$display import -window "$dlg" "$tmp/b.png"
+    dialog_image "$tmp/b.png"
     cmp -s "$tmp/a.png" "$tmp/b.png"
 }
 until_ok 30 dialog_settled || die "the dialog never settled"
@@ -127,7 +133,7 @@ shot() {
     DISPLAY=$display import -window root "$tmp/$1.png"
     convert "$tmp/$1.png" -crop 1500x1000+0+0 +repage -colors 64 PNG8:"$out/$1.png"
 }
-dialog_shot() { DISPLAY=$display import -window "$dlg" "$out/dialog-$1.png"; }
+dialog_shot() { dialog_image "$out/dialog-$1.png"; }
 shot ota-live-partial
 dialog_shot partial
 

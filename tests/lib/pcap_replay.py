@@ -38,7 +38,7 @@ def records(data):
 
 def wait_for_go(what):
     print(what, file=sys.stderr, flush=True)
-    sys.stdin.readline()
+    sys.stdin.readline(256)   # a go-ahead is one short line; never more
 
 
 def main():
