@@ -23,6 +23,14 @@
  * arming; the next table init or the file's cleanup removes it, so it never
  * outlives the file whose tracker it reads.
  *
+ * In the GUI (Wireshark's SimpleStatisticsDialog, the same in 4.0, 4.4 and
+ * 4.6) the dialog registers its listener, retaps the frames read so far,
+ * draws once and removes the listener: during a live capture its rows are
+ * the transfers as of its opening or of the last Apply (a retap is a later
+ * pass, so they are final for those frames), and nothing redraws them on
+ * the GUI's tap timer. It has no action for a double-click either: the
+ * "First frame" column is the number for Go to Packet.
+ *
  * Rows are kept sorted by transfer id by moving row contents, never the row
  * arrays the GUI's items point to; rows dropped by a reset go to a pool and
  * are reused, so an item of another open dialog never points at freed memory.
@@ -39,10 +47,15 @@
 
 #define TABLE_NAME "Transfers"
 
+/* The columns the GUI's dialog shows in its default width (587 pixels,
+ * which a plugin cannot change) come first: which transfer and where it
+ * starts (the dialog cannot go to a frame: the number is for Go to Packet),
+ * how fast, how many repeats. */
 enum {
-    COL_TRANSFER, COL_METER, COL_GATEWAY, COL_PATH, COL_KIND, COL_BLOCK_SIZE, COL_BLOCKS, COL_BYTES,
-    COL_START, COL_DURATION, COL_RATE, COL_COMPLETE, COL_VERIFIED, COL_RETX, COL_REREQ, COL_MAC_RETRIES,
-    COL_FRAGMENTED, COL_INCOMPLETE, COL_FRAGS_LOST, COL_VANTAGE, COL_POLL, COL_UNSEEN, COL_ETA,
+    COL_TRANSFER, COL_FIRST_FRAME, COL_PATH, COL_BLOCKS, COL_RATE, COL_RETX, COL_REREQ, COL_PROGRESS,
+    COL_COMPLETE, COL_DURATION, COL_BYTES, COL_BLOCK_SIZE, COL_KIND, COL_VERIFIED, COL_METER, COL_GATEWAY,
+    COL_START, COL_MAC_RETRIES, COL_FRAGMENTED, COL_INCOMPLETE, COL_FRAGS_LOST, COL_VANTAGE, COL_POLL,
+    COL_UNSEEN, COL_ETA,
     /* Last, in this order: a missing value is a TABLE_ITEM_NONE cell, which
      * tshark's table printer takes as the end of the row. The tracker only
      * has turn-arounds when it has round-trip times. */
@@ -50,34 +63,41 @@ enum {
     N_COLS
 };
 
+/* Numbers with a fraction are text rounded for reading, with their unit:
+ * Wireshark 4.0's dialog prints every float cell with 6 decimals whatever
+ * the format says. The text is right-aligned in a field of fixed width, so
+ * the dialog's sort (strcmp on text cells) still sorts by value. The full
+ * precision is in -z meter,ota,tsv. */
 static stat_tap_table_item ota_table_fields[N_COLS] = {
     { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Transfer", "%u" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "First frame", "%u" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Path", "%s" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Blocks", "%u" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "Rate", "%s" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Retx", "%u" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Re-requests", "%u" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "Progress", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Complete", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "Duration", "%s" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Bytes", "%u" },
+    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Block size", "%u" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Kind", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Verified", "%s" },
     { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Meter", "%s" },
     { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Gateway", "%s" },
-    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Path", "%s" },
-    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Kind", "%s" },
-    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Block size", "%u" },
-    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Blocks", "%u" },
-    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Bytes", "%u" },
     { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Start (UTC)", "%s" },
-    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Duration (s)", "%.6f" },
-    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Rate (B/s)", "%.6f" },
-    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Complete", "%s" },
-    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Verified", "%s" },
-    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Retransmissions", "%u" },
-    { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Re-requests", "%u" },
     { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "MAC retries", "%u" },
     { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Fragmented datagrams", "%u" },
     { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Incomplete datagrams", "%u" },
     { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Fragments lost", "%u" },
     { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Seen at", "%s" },
-    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Sleepy poll (s)", "%.6f" },
-    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Not visible (s)", "%.6f" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "Sleepy poll", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "Not visible", "%s" },
     { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "At this rate, more", "%s" },
-    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "RTT median (s)", "%.6f" },
-    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "RTT p95 (s)", "%.6f" },
-    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Turn-around median (s)", "%.6f" },
-    { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Turn-around p95 (s)", "%.6f" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "RTT median", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "RTT p95", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "Turn-around median", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "Turn-around p95", "%s" },
 };
 
 static GPtrArray *spare_rows;           /* stat_tap_table_item_type[N_COLS], contents freed */
@@ -98,19 +118,37 @@ static void set_str(stat_tap_table_item_type *c, char *owned)
     c->value.string_value = owned;
 }
 
-static void set_float(stat_tap_table_item_type *c, double v)
+/* A number as text for reading: "%*.*f" then the unit (see the table). */
+static void set_reading(stat_tap_table_item_type *c, int width, int decimals, double v, const char *unit)
 {
-    c->type = TABLE_ITEM_FLOAT;
-    c->value.float_value = v;
+    set_str(c, g_strdup_printf("%*.*f %s", width, decimals, v, unit));
 }
 
-/* Seconds, or an empty cell when the tracker has none (< 0); its value
- * sorts it before every number. */
-static void set_seconds(stat_tap_table_item_type *c, double v)
+/* The widths fit a radio's rates (31250 B/s at most), percentages and a
+ * day in seconds; a longer number only sorts out of place. */
+static void set_rate(stat_tap_table_item_type *c, double v)    { set_reading(c, 7, 1, v, "B/s"); }
+static void set_percent(stat_tap_table_item_type *c, double v) { set_reading(c, 5, 1, v, "%"); }
+static void set_long_s(stat_tap_table_item_type *c, double v)  { set_reading(c, 7, 1, v, "s"); }
+
+/* A round trip or turn-around to the millisecond, or an empty cell when the
+ * tracker has none (< 0); its NULL text sorts it before every number. */
+static void set_short_s(stat_tap_table_item_type *c, double v)
 {
-    set_float(c, v < 0 ? -1.0 : v);
-    if (v < 0)
+    if (v < 0) {
         c->type = TABLE_ITEM_NONE;
+        c->value.string_value = NULL;
+        return;
+    }
+    set_reading(c, 6, 3, v, "s");
+}
+
+/* How much of the image has come, when its size is known. */
+static void set_progress(stat_tap_table_item_type *c, const meter_transfer_record_t *s)
+{
+    if (s->size_hint > 0)
+        set_percent(c, MIN(100.0, 100.0 * s->bytes / s->size_hint));
+    else
+        set_str(c, g_strdup("-"));
 }
 
 static void clear_row(stat_tap_table_item_type *row)
@@ -150,32 +188,34 @@ static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
     const meter_transfer_record_t *s = &x->rec;
 
     set_uint(&row[COL_TRANSFER], x->id);
-    set_str(&row[COL_METER], g_strdup(x->meter ? x->meter : "-"));
-    set_str(&row[COL_GATEWAY], g_strdup(x->gateway ? x->gateway : "-"));
+    set_uint(&row[COL_FIRST_FRAME], s->first_frame);
     set_str(&row[COL_PATH], g_strdup_printf("/%s", x->path ? x->path : ""));
-    set_str(&row[COL_KIND], g_strdup(x->upload ? "block1" : "block2"));
-    set_uint(&row[COL_BLOCK_SIZE], meter_block_size(x->szx));
     set_uint(&row[COL_BLOCKS], s->blocks);
-    set_uint(&row[COL_BYTES], s->bytes);
-    set_str(&row[COL_START], utc_text(s->first_request_us));
-    set_float(&row[COL_DURATION], s->duration_s);
-    set_float(&row[COL_RATE], s->rate_Bps);
-    set_str(&row[COL_COMPLETE], g_strdup(s->complete ? "yes" : "no"));
-    set_str(&row[COL_VERIFIED], g_strdup(x->image_verified ? "yes" : "-"));
+    set_rate(&row[COL_RATE], s->rate_Bps);
     set_uint(&row[COL_RETX], s->retransmissions);
     set_uint(&row[COL_REREQ], s->rerequests);
+    set_progress(&row[COL_PROGRESS], s);
+    set_str(&row[COL_COMPLETE], g_strdup(s->complete ? "yes" : "no"));
+    set_long_s(&row[COL_DURATION], s->duration_s);
+    set_uint(&row[COL_BYTES], s->bytes);
+    set_uint(&row[COL_BLOCK_SIZE], meter_block_size(x->szx));
+    set_str(&row[COL_KIND], g_strdup(x->upload ? "block1" : "block2"));
+    set_str(&row[COL_VERIFIED], g_strdup(x->image_verified ? "yes" : "-"));
+    set_str(&row[COL_METER], g_strdup(x->meter ? x->meter : "-"));
+    set_str(&row[COL_GATEWAY], g_strdup(x->gateway ? x->gateway : "-"));
+    set_str(&row[COL_START], utc_text(s->first_request_us));
     set_uint(&row[COL_MAC_RETRIES], s->mac_retries);
     set_uint(&row[COL_FRAGMENTED], s->datagrams_fragmented);
     set_uint(&row[COL_INCOMPLETE], s->datagrams_incomplete);
     set_uint(&row[COL_FRAGS_LOST], s->fragments_lost);
     set_str(&row[COL_VANTAGE], g_strdup(s->vantage ? s->vantage : "-"));
-    set_float(&row[COL_POLL], s->time_poll_s);
-    set_float(&row[COL_UNSEEN], s->time_unseen_s);
+    set_long_s(&row[COL_POLL], s->time_poll_s);
+    set_long_s(&row[COL_UNSEEN], s->time_unseen_s);
     set_str(&row[COL_ETA], eta_text(s));
-    set_seconds(&row[COL_RTT_MEDIAN], s->rtt_first_median_s);
-    set_seconds(&row[COL_RTT_P95], s->rtt_first_p95_s);
-    set_seconds(&row[COL_TURN_MEDIAN], s->turnaround_median_s);
-    set_seconds(&row[COL_TURN_P95], s->turnaround_p95_s);
+    set_short_s(&row[COL_RTT_MEDIAN], s->rtt_first_median_s);
+    set_short_s(&row[COL_RTT_P95], s->rtt_first_p95_s);
+    set_short_s(&row[COL_TURN_MEDIAN], s->turnaround_median_s);
+    set_short_s(&row[COL_TURN_P95], s->turnaround_p95_s);
 }
 
 /* ---- rows, sorted by transfer id ---- */
