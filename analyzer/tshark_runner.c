@@ -344,7 +344,7 @@ static gboolean is_noise(const char *line)
 }
 
 /* tshark's own words for a failure, without its noise. */
-static char *tshark_errors(const char *path)
+char *ms_tshark_errors(const char *path)
 {
     char *text = NULL;
     GString *out = g_string_new(NULL);
@@ -538,7 +538,7 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
     int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
     int term_sig = g_subprocess_get_if_signaled(p) ? g_subprocess_get_term_sig(p) : 0;
     g_object_unref(p);
-    char *errors = tshark_errors(errpath);
+    char *errors = ms_tshark_errors(errpath);
     status = classify(t, file, code, term_sig, errors, out, message);
     g_free(errors);
 out:

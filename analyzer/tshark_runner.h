@@ -36,4 +36,7 @@ gboolean ms_capture_file_ok(const char *file, char **message);
 ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture_t *out, volatile gint *pid,
                               char **message);
 
+/* What tshark wrote to its error file at path, its noise left out, as one line. */
+char *ms_tshark_errors(const char *path);
+
 #endif

@@ -1,0 +1,593 @@
+/* vantage_pair.c: pairing a radio and a gateway capture (vantage_pair.h).
+ *
+ * The same transmission is the same UDP payload between the same addresses
+ * and ports (vantage_read.c's key). A message sent once and seen once at
+ * each end pairs without any clock: those pairs align the clocks. Then,
+ * message by message, the rounds of each end are matched in order, the
+ * most pairs first and the shortest delays among them, delays no less than
+ * the alignment's bound below zero.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vantage_pair.h"
+
+#define NO_SHORT 0xffffu
+/* The longest a message may take from one end to the other: a CoAP
+ * message's EXCHANGE_LIFETIME (RFC 7252 4.8.2) and then some. */
+#define MAX_DELAY_S 300.0
+/* A first fragment on the air belongs to a message the gateway sent if it
+ * came within this after the gateway sent it (vantage_read.c's window). */
+#define PARTIAL_WINDOW_S 60.0
+/* IPv6 and UDP headers: a datagram_size is the CoAP message plus these. */
+#define IP6_UDP_HEADERS 48
+
+const char *ms_fate_name(ms_fate_t f)
+{
+    static const char *const names[MS_FATE_COUNT] = { "delivered", "lost_radio", "lost_backhaul", "not_in_radio",
+                                                      "not_in_gateway" };
+    return f < MS_FATE_COUNT ? names[f] : "?";
+}
+
+void ms_pair_clear(ms_pair_t *p)
+{
+    if (p->msgs)
+        g_array_unref(p->msgs);
+    if (p->transfers)
+        g_array_unref(p->transfers);
+    memset(p, 0, sizeof(*p));
+}
+
+/* The gateway's address: the one in the most of its capture's messages. */
+static gboolean gateway_address(const ms_vantage_t *g, char *out, gsize n)
+{
+    GHashTable *count = g_hash_table_new(g_str_hash, g_str_equal);
+    guint best = 0;
+
+    for (guint i = 0; i < g->rounds->len; i++) {
+        const ms_round_t *r = g_ptr_array_index(g->rounds, i);
+        const char *a[2] = { r->src, r->dst };
+        for (int k = 0; k < 2; k++) {
+            guint c = GPOINTER_TO_UINT(g_hash_table_lookup(count, a[k])) + 1;
+            g_hash_table_insert(count, (gpointer)a[k], GUINT_TO_POINTER(c));
+            if (c > best) {
+                best = c;
+                g_strlcpy(out, a[k], n);
+            }
+        }
+    }
+    g_hash_table_destroy(count);
+    return best > 0;
+}
+
+static GHashTable *rounds_by_key(const ms_vantage_t *v)
+{
+    GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
+
+    for (guint i = 0; i < v->rounds->len; i++) {
+        ms_round_t *r = g_ptr_array_index(v->rounds, i);
+        GPtrArray *a = g_hash_table_lookup(h, r->key);
+        if (!a) {
+            a = g_ptr_array_new();
+            g_hash_table_insert(h, r->key, a);
+        }
+        g_ptr_array_add(a, r);
+    }
+    return h;
+}
+
+static const ms_copy_t *earliest_copy(const ms_round_t *r)
+{
+    const ms_copy_t *e = NULL;
+
+    for (guint i = 0; i < r->n_copies; i++)
+        if (!e || r->copies[i].complete_s < e->complete_s)
+            e = &r->copies[i];
+    return e;
+}
+
+static const ms_copy_t *latest_copy(const ms_round_t *r)
+{
+    const ms_copy_t *e = NULL;
+
+    for (guint i = 0; i < r->n_copies; i++)
+        if (!e || r->copies[i].complete_s > e->complete_s)
+            e = &r->copies[i];
+    return e;
+}
+
+/* The link addresses the radio capture shows: each Thread node's (the
+ * sender of its messages' first copies) and the border router's (the
+ * sender of the gateway's messages' first copies). */
+typedef struct {
+    GHashTable *short_of;      /* IPv6 address -> short + 1 */
+    GHashTable *addr_of;       /* short + 1 -> IPv6 address */
+    guint16     br;
+} links_t;
+
+static void learn_links(const ms_vantage_t *radio, const char *gw, links_t *l)
+{
+    GHashTable *br_votes = g_hash_table_new(g_direct_hash, g_direct_equal);
+    guint best = 0;
+
+    l->short_of = g_hash_table_new(g_str_hash, g_str_equal);
+    l->addr_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+    l->br = NO_SHORT;
+    for (guint i = 0; i < radio->rounds->len; i++) {
+        const ms_round_t *r = g_ptr_array_index(radio->rounds, i);
+        const ms_copy_t *c = earliest_copy(r);
+        if (!c || c->src16 == NO_SHORT)
+            continue;
+        gpointer s = GUINT_TO_POINTER((guint)c->src16 + 1);
+        if (strcmp(r->dst, gw) == 0) {
+            if (!g_hash_table_contains(l->short_of, r->src)) {
+                g_hash_table_insert(l->short_of, (gpointer)r->src, s);
+                g_hash_table_insert(l->addr_of, s, (gpointer)r->src);
+            }
+        } else if (strcmp(r->src, gw) == 0) {
+            guint v = GPOINTER_TO_UINT(g_hash_table_lookup(br_votes, s)) + 1;
+            g_hash_table_insert(br_votes, s, GUINT_TO_POINTER(v));
+            if (v > best) {
+                best = v;
+                l->br = c->src16;
+            }
+        }
+    }
+    g_hash_table_destroy(br_votes);
+}
+
+static guint16 short_of(const links_t *l, const char *addr)
+{
+    guint v = GPOINTER_TO_UINT(g_hash_table_lookup(l->short_of, addr));
+
+    return v ? (guint16)(v - 1) : NO_SHORT;
+}
+
+/* A copy of r on the link into dst (NO_SHORT: its furthest copy); NULL none. */
+static const ms_copy_t *copy_into(const ms_round_t *r, guint16 dst)
+{
+    if (dst == NO_SHORT)
+        return latest_copy(r);
+    for (guint i = 0; i < r->n_copies; i++)
+        if (r->copies[i].dst16 == dst && r->copies[i].acked)
+            return &r->copies[i];
+    for (guint i = 0; i < r->n_copies; i++)
+        if (r->copies[i].dst16 == dst)
+            return &r->copies[i];
+    return NULL;
+}
+
+/* A gateway stamp on the radio clock: t_radio = t_gw - offset(t_radio),
+ * one step of the fixed point is exact to drift squared. */
+static double aligned(const ms_clock_fit_t *fit, double gw)
+{
+    double t = gw - fit->offset_s;
+
+    return gw - ms_clock_offset_at(fit, t);
+}
+
+static double msg_time(const ms_pair_msg_t *m)
+{
+    return !isnan(m->radio_first_s) ? m->radio_first_s : m->gateway_aligned_s;
+}
+
+static int by_msg_time(const void *a, const void *b)
+{
+    double x = msg_time(a), y = msg_time(b);
+
+    return (x > y) - (x < y);
+}
+
+static ms_pair_msg_t blank_msg(int dir)
+{
+    ms_pair_msg_t m = { 0 };
+
+    m.dir = dir;
+    m.radio_first_s = m.radio_last_s = m.gateway_s = m.gateway_aligned_s = NAN;
+    m.radio_leg_s = m.backhaul_leg_s = NAN;
+    m.transfer = -1;
+    return m;
+}
+
+/* Matches one message's rounds at the two ends in order: the most pairs,
+ * then the least total delay. */
+static void match_rounds(GPtrArray *R, GPtrArray *G, gboolean up, const ms_clock_fit_t *fit, GArray *out)
+{
+    guint n = R ? R->len : 0, m = G ? G->len : 0;
+    double *score = g_new0(double, (n + 1) * (m + 1));
+    const double big = 1e6, tol = fit->bound_s + 1e-3;
+#define S(i, j) score[(i) * (m + 1) + (j)]
+#define DELAY(i, j) (up ? aligned(fit, ((ms_round_t *)G->pdata[j])->first_s) - ((ms_round_t *)R->pdata[i])->last_s \
+                        : ((ms_round_t *)R->pdata[i])->first_s - aligned(fit, ((ms_round_t *)G->pdata[j])->first_s))
+    for (guint i = 1; i <= n; i++)
+        for (guint j = 1; j <= m; j++) {
+            double best = MAX(S(i - 1, j), S(i, j - 1)), d = DELAY(i - 1, j - 1);
+            if (d >= -tol && d <= MAX_DELAY_S)
+                best = MAX(best, S(i - 1, j - 1) + big - MAX(d, 0));
+            S(i, j) = best;
+        }
+    gboolean *r_used = g_new0(gboolean, n + 1), *g_used = g_new0(gboolean, m + 1);
+    guint first = out->len;
+    for (guint i = n, j = m; i > 0 && j > 0;) {
+        double d = DELAY(i - 1, j - 1);
+        if (S(i, j) == S(i - 1, j))
+            i--;
+        else if (S(i, j) == S(i, j - 1))
+            j--;
+        else {
+            ms_pair_msg_t p = blank_msg(up ? MS_UP : MS_DOWN);
+            p.radio = R->pdata[i - 1];
+            p.gateway = G->pdata[j - 1];
+            (void)d;
+            g_array_append_val(out, p);
+            r_used[i - 1] = g_used[j - 1] = TRUE;
+            i--, j--;
+        }
+    }
+#undef S
+#undef DELAY
+    for (guint i = 0; i < n; i++)
+        if (!r_used[i]) {
+            ms_pair_msg_t p = blank_msg(up ? MS_UP : MS_DOWN);
+            p.radio = R->pdata[i];
+            g_array_append_val(out, p);
+        }
+    for (guint j = 0; j < m; j++)
+        if (!g_used[j]) {
+            ms_pair_msg_t p = blank_msg(up ? MS_UP : MS_DOWN);
+            p.gateway = G->pdata[j];
+            g_array_append_val(out, p);
+        }
+    for (guint k = first; k < out->len; k++) {
+        ms_pair_msg_t *p = &g_array_index(out, ms_pair_msg_t, k);
+        if (p->radio) {
+            p->radio_first_s = p->radio->first_s;
+            p->radio_last_s = p->radio->last_s;
+        }
+        if (p->gateway) {
+            p->gateway_s = p->gateway->first_s;
+            p->gateway_aligned_s = aligned(fit, p->gateway_s);
+        }
+    }
+    /* Rounds in time order, numbered. */
+    qsort(&g_array_index(out, ms_pair_msg_t, first), out->len - first, sizeof(ms_pair_msg_t), by_msg_time);
+    for (guint k = first; k < out->len; k++)
+        g_array_index(out, ms_pair_msg_t, k).round = k - first + 1;
+    g_free(score);
+    g_free(r_used);
+    g_free(g_used);
+}
+
+/* Delivered, but its sender had sent it again meanwhile: late, not lost. */
+static void mark_late(GArray *msgs, guint first, guint last)
+{
+    for (guint k = first; k < last; k++) {
+        ms_pair_msg_t *p = &g_array_index(msgs, ms_pair_msg_t, k);
+        if (p->fate != MS_FATE_DELIVERED)
+            continue;
+        double arrived = p->dir == MS_UP ? p->gateway_aligned_s : p->radio_last_s;
+        double sent = p->dir == MS_UP ? p->radio_first_s : p->gateway_aligned_s;
+        for (guint q = first; q < last; q++) {
+            const ms_pair_msg_t *o = &g_array_index(msgs, ms_pair_msg_t, q);
+            double o_sent = o->dir == MS_UP ? o->radio_first_s : o->gateway_aligned_s;
+            if (q != k && o_sent > sent && o_sent < arrived)
+                p->late = TRUE;
+        }
+    }
+}
+
+static void classify(ms_pair_msg_t *p, const links_t *l, const char *gw)
+{
+    const ms_round_t *r = p->radio;
+
+    if (p->dir == MS_UP) {
+        const ms_copy_t *into_br = r ? copy_into(r, l->br) : NULL;
+        if (r && p->gateway) {
+            p->fate = MS_FATE_DELIVERED;
+            p->backhaul_leg_s = p->gateway_aligned_s - (into_br ? into_br->complete_s : r->last_s);
+        } else if (r) {
+            p->fate = into_br && into_br->acked ? MS_FATE_LOST_BACKHAUL : MS_FATE_LOST_RADIO;
+        } else {
+            p->fate = MS_FATE_NOT_IN_RADIO;
+        }
+    } else {
+        const char *node = r ? r->dst : p->gateway->dst;
+        const ms_copy_t *into = r ? copy_into(r, short_of(l, node)) : NULL;
+        if (r && p->gateway) {
+            p->fate = into && into->acked ? MS_FATE_DELIVERED : MS_FATE_LOST_RADIO;
+            p->backhaul_leg_s = r->first_s - p->gateway_aligned_s;
+        } else if (r) {
+            p->fate = MS_FATE_NOT_IN_GATEWAY;
+        } else {
+            p->fate = MS_FATE_LOST_BACKHAUL;   /* unless a partial copy shows it on the air (below) */
+        }
+    }
+    if (r)
+        p->radio_leg_s = r->last_s - r->first_s;
+    (void)gw;
+}
+
+/* The gateway's messages that never were complete on the air but whose
+ * first fragment was: lost on the radio, not the backhaul. The meters'
+ * own such datagrams are lost on the radio, unseen at the gateway. */
+static void place_partials(const ms_vantage_t *radio, const links_t *l, double tol, GArray *msgs)
+{
+    gboolean *used = g_new0(gboolean, radio->partials->len + 1);
+
+    /* Each first fragment the border router sent goes with the latest
+     * message of its size the gateway sent before it that no capture shows
+     * complete on the air. */
+    for (guint i = 0; i < radio->partials->len; i++) {
+        const ms_partial_t *f = &g_array_index(radio->partials, ms_partial_t, i);
+        ms_pair_msg_t *best = NULL;
+        if (f->src16 != l->br)
+            continue;
+        for (guint k = 0; k < msgs->len; k++) {
+            ms_pair_msg_t *p = &g_array_index(msgs, ms_pair_msg_t, k);
+            double after = f->time - p->gateway_aligned_s;
+            if (p->dir != MS_DOWN || p->radio || p->partial || p->fate != MS_FATE_LOST_BACKHAUL ||
+                f->size != p->gateway->bytes + IP6_UDP_HEADERS || after < -tol || after > PARTIAL_WINDOW_S)
+                continue;
+            if (!best || p->gateway_aligned_s > best->gateway_aligned_s)
+                best = p;
+        }
+        if (!best)
+            continue;
+        used[i] = TRUE;
+        best->partial = f;
+        best->fate = MS_FATE_LOST_RADIO;
+        best->radio_first_s = f->time;
+        best->backhaul_leg_s = f->time - best->gateway_aligned_s;
+    }
+    for (guint i = 0; i < radio->partials->len; i++) {
+        const ms_partial_t *f = &g_array_index(radio->partials, ms_partial_t, i);
+        if (used[i] || !g_hash_table_contains(l->addr_of, GUINT_TO_POINTER((guint)f->src16 + 1)) ||
+            f->src16 == l->br)
+            continue;
+        ms_pair_msg_t p = blank_msg(MS_UP);
+        p.partial = f;
+        p.fate = MS_FATE_LOST_RADIO;
+        p.radio_first_s = f->time;
+        p.round = 1;
+        g_array_append_val(msgs, p);
+    }
+    g_free(used);
+}
+
+static const char *msg_node(const ms_pair_msg_t *p, const links_t *l)
+{
+    if (p->radio)
+        return p->dir == MS_UP ? p->radio->src : p->radio->dst;
+    if (p->gateway)
+        return p->dir == MS_UP ? p->gateway->src : p->gateway->dst;
+    return g_hash_table_lookup(l->addr_of, GUINT_TO_POINTER((guint)p->partial->src16 + 1));
+}
+
+static const ms_round_t *any_round(const ms_pair_msg_t *p)
+{
+    return p->radio ? p->radio : p->gateway;
+}
+
+static int cmp_double(gconstpointer a, gconstpointer b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Transfers as the protocol reference defines them: one node, one path,
+ * from a request for block 0 on; answers go with the request they answer
+ * (same Message ID, or same token for a separate response). */
+static void build_transfers(ms_pair_t *out, const links_t *l)
+{
+    GHashTable *current = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *by_mid = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *by_token = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *last_of_node = g_hash_table_new(g_str_hash, g_str_equal);
+    GHashTable *last_block = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+    for (guint k = 0; k < out->msgs->len; k++) {
+        ms_pair_msg_t *p = &g_array_index(out->msgs, ms_pair_msg_t, k);
+        const ms_round_t *r = any_round(p);
+        const char *node = msg_node(p, l);
+        if (!node)
+            continue;
+        if (!r) {
+            /* A datagram that never was complete: its node's transfer under way. */
+            gpointer t = g_hash_table_lookup(last_of_node, node);
+            p->transfer = t ? GPOINTER_TO_INT(t) - 1 : -1;
+            continue;
+        }
+        char *mid = g_strdup_printf("%s|%u", node, r->mid), *tok = g_strdup_printf("%s|%s", node, r->token);
+        gboolean request = r->code >= 1 && r->code < 32;
+        const char *path = p->radio && *p->radio->path ? p->radio->path : p->gateway ? p->gateway->path : "";
+        if (request && p->dir == MS_UP) {
+            char *key = g_strdup_printf("%s|%s", node, path);
+            gpointer cur = g_hash_table_lookup(current, key);
+            gint64 prev_block = GPOINTER_TO_INT(g_hash_table_lookup(last_block, key)) - 1;
+            if (!cur || (r->block == 0 && prev_block > 0)) {
+                ms_pair_transfer_t t = { 0 };
+                g_strlcpy(t.node, node, sizeof(t.node));
+                g_strlcpy(t.path, path, sizeof(t.path));
+                t.first_s = t.last_s = msg_time(p);
+                g_array_append_val(out->transfers, t);
+                cur = GINT_TO_POINTER(out->transfers->len);
+                g_hash_table_replace(current, g_strdup(key), cur);
+            }
+            g_hash_table_replace(last_block, key, GINT_TO_POINTER((int)(r->block + 1)));
+            if (r->block >= 0)
+                g_array_index(out->transfers, ms_pair_transfer_t, GPOINTER_TO_INT(cur) - 1).blockwise = TRUE;
+            p->transfer = GPOINTER_TO_INT(cur) - 1;
+            g_hash_table_replace(by_mid, g_strdup(mid), cur);
+            if (*r->token)
+                g_hash_table_replace(by_token, g_strdup(tok), cur);
+            g_hash_table_insert(last_of_node, (gpointer)node, cur);
+        } else {
+            gpointer t = g_hash_table_lookup(by_mid, mid);
+            if (!t && *r->token)
+                t = g_hash_table_lookup(by_token, tok);
+            p->transfer = t ? GPOINTER_TO_INT(t) - 1 : -1;
+        }
+        g_free(mid);
+        g_free(tok);
+    }
+    g_hash_table_destroy(current);
+    g_hash_table_destroy(by_mid);
+    g_hash_table_destroy(by_token);
+    g_hash_table_destroy(last_of_node);
+    g_hash_table_destroy(last_block);
+}
+
+static void transfer_stats(ms_pair_t *out)
+{
+    guint nt = out->transfers->len;
+    GArray **legs = g_new0(GArray *, 2 * nt + 1);
+
+    for (guint k = 0; k < out->msgs->len; k++) {
+        const ms_pair_msg_t *p = &g_array_index(out->msgs, ms_pair_msg_t, k);
+        if (p->transfer < 0)
+            continue;
+        ms_pair_transfer_t *t = &g_array_index(out->transfers, ms_pair_transfer_t, p->transfer);
+        int d = p->dir;
+        t->messages[d]++;
+        t->fate[d][p->fate]++;
+        t->late[d] += p->late;
+        double tm = msg_time(p);
+        t->first_s = MIN(t->first_s, tm);
+        t->last_s = MAX(t->last_s, MAX(tm, isnan(p->radio_last_s) ? tm : p->radio_last_s));
+        if (!isnan(p->backhaul_leg_s) && p->fate != MS_FATE_LOST_RADIO) {
+            GArray **a = &legs[2 * p->transfer + d];
+            if (!*a)
+                *a = g_array_new(FALSE, FALSE, sizeof(double));
+            g_array_append_val(*a, p->backhaul_leg_s);
+            t->backhaul_sum_s[d] += p->backhaul_leg_s;
+            t->backhaul_max_s[d] = t->backhaul_n[d] ? MAX(t->backhaul_max_s[d], p->backhaul_leg_s) : p->backhaul_leg_s;
+            t->backhaul_n[d]++;
+        }
+        /* An answer on the air with its request's round at the gateway: the
+         * round trip the radio capture sees, split at the gateway. */
+        const ms_round_t *r = any_round(p);
+        if (d != MS_DOWN || !r || r->code < 64 || !p->radio || !p->gateway)
+            continue;
+        const ms_pair_msg_t *req = NULL;
+        for (guint q = 0; q < out->msgs->len; q++) {
+            const ms_pair_msg_t *o = &g_array_index(out->msgs, ms_pair_msg_t, q);
+            if (o->dir == MS_UP && o->radio && o->gateway && o->transfer == p->transfer &&
+                strcmp(o->radio->src, r->dst) == 0 &&
+                (r->type == 2 ? o->radio->mid == r->mid : strcmp(o->radio->token, r->token) == 0) &&
+                o->gateway_s <= p->gateway_s && (!req || o->gateway_s > req->gateway_s))
+                req = o;
+        }
+        if (!req)
+            continue;
+        t->exchanges++;
+        t->network_s += p->radio_first_s - req->radio_last_s;
+        t->gateway_s += p->gateway_s - req->gateway_s;
+        t->exchange_backhaul_s[MS_UP] += req->backhaul_leg_s;
+        t->exchange_backhaul_s[MS_DOWN] += p->backhaul_leg_s;
+    }
+    for (guint i = 0; i < nt; i++) {
+        ms_pair_transfer_t *t = &g_array_index(out->transfers, ms_pair_transfer_t, i);
+        for (int d = 0; d < 2; d++) {
+            GArray *a = legs[2 * i + d];
+            t->backhaul_median_s[d] = NAN;
+            if (!a)
+                continue;
+            g_array_sort(a, cmp_double);
+            t->backhaul_median_s[d] = g_array_index(a, double, (a->len - 1) / 2);
+            g_array_unref(a);
+        }
+    }
+    g_free(legs);
+}
+
+gboolean ms_pair_build(const ms_vantage_t *radio, const ms_vantage_t *gateway, ms_pair_t *out, char **why)
+{
+    memset(out, 0, sizeof(*out));
+    *why = NULL;
+    if (!radio->radio) {
+        *why = g_strdup_printf("%s (--vantage %s) holds no IEEE 802.15.4 frame: a radio vantage point is a sniffer's capture",
+                               radio->file, radio->name);
+        return FALSE;
+    }
+    if (gateway->radio) {
+        *why = g_strdup_printf("%s (--vantage %s) holds IEEE 802.15.4 frames: a gateway vantage point is a capture on "
+                               "the gateway's (or the cloud host's) Ethernet", gateway->file, gateway->name);
+        return FALSE;
+    }
+    if (!gateway_address(gateway, out->gateway_addr, sizeof(out->gateway_addr))) {
+        *why = g_strdup_printf("%s (--vantage %s) holds no CoAP message", gateway->file, gateway->name);
+        return FALSE;
+    }
+    if (!radio->rounds->len) {
+        *why = g_strdup_printf("%s (--vantage %s) holds no CoAP message (is a 6LoWPAN context or the key missing?)",
+                               radio->file, radio->name);
+        return FALSE;
+    }
+    GHashTable *rk = rounds_by_key(radio), *gk = rounds_by_key(gateway);
+    GArray *pts = g_array_new(FALSE, FALSE, sizeof(ms_clock_point_t));
+    GHashTableIter it;
+    gpointer key, val;
+
+    g_hash_table_iter_init(&it, rk);
+    while (g_hash_table_iter_next(&it, &key, &val)) {
+        GPtrArray *R = val, *G = g_hash_table_lookup(gk, key);
+        if (R->len != 1 || !G || G->len != 1)
+            continue;
+        const ms_round_t *r = R->pdata[0], *g = G->pdata[0];
+        gboolean up = strcmp(r->dst, out->gateway_addr) == 0;
+        if (!up && strcmp(r->src, out->gateway_addr) != 0)
+            continue;
+        ms_clock_point_t p = { up ? r->last_s : r->first_s, g->first_s - (up ? r->last_s : r->first_s), up };
+        g_array_append_val(pts, p);
+    }
+    out->shared = pts->len;
+    const char *fail = NULL;
+    gboolean ok = pts->len > 0 && ms_clock_align((ms_clock_point_t *)pts->data, pts->len, &out->clock, &fail);
+    if (!ok) {
+        *why = pts->len ? g_strdup_printf("%s and %s: %s (%u messages seen once at each end, %u towards the gateway, "
+                                          "%u from it)", radio->file, gateway->file, fail, pts->len,
+                                          out->clock.up, out->clock.down)
+                        : g_strdup_printf("%s and %s share no CoAP message: are they captures of the same network at "
+                                          "the same time (and is the 6LoWPAN context given, -O)?",
+                                          radio->file, gateway->file);
+    }
+    g_array_unref(pts);
+    if (ok) {
+        links_t l;
+        learn_links(radio, out->gateway_addr, &l);
+        out->msgs = g_array_new(FALSE, FALSE, sizeof(ms_pair_msg_t));
+        out->transfers = g_array_new(FALSE, FALSE, sizeof(ms_pair_transfer_t));
+        GHashTable *keys = g_hash_table_new(g_str_hash, g_str_equal);
+        GHashTable *sets[2] = { rk, gk };
+        for (int s = 0; s < 2; s++) {
+            g_hash_table_iter_init(&it, sets[s]);
+            while (g_hash_table_iter_next(&it, &key, NULL))
+                g_hash_table_add(keys, key);
+        }
+        g_hash_table_iter_init(&it, keys);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+            GPtrArray *R = g_hash_table_lookup(rk, key), *G = g_hash_table_lookup(gk, key);
+            const ms_round_t *any = R ? R->pdata[0] : G->pdata[0];
+            gboolean up = strcmp(any->dst, out->gateway_addr) == 0;
+            if (!up && strcmp(any->src, out->gateway_addr) != 0)
+                continue;   /* not the gateway's: between Thread nodes */
+            guint first = out->msgs->len;
+            match_rounds(R, G, up, &out->clock, out->msgs);
+            for (guint k = first; k < out->msgs->len; k++)
+                classify(&g_array_index(out->msgs, ms_pair_msg_t, k), &l, out->gateway_addr);
+            mark_late(out->msgs, first, out->msgs->len);
+        }
+        g_hash_table_destroy(keys);
+        place_partials(radio, &l, out->clock.bound_s + 1e-3, out->msgs);
+        g_array_sort(out->msgs, by_msg_time);
+        build_transfers(out, &l);
+        transfer_stats(out);
+        g_hash_table_destroy(l.short_of);
+        g_hash_table_destroy(l.addr_of);
+    }
+    g_hash_table_destroy(rk);
+    g_hash_table_destroy(gk);
+    return ok;
+}
