@@ -114,6 +114,7 @@ static void write_json(FILE *out, const ms_vantage_t *radio, const ms_vantage_t 
         add_us(b, "last_us", t->last_s);
         add_direction(b, t, MS_UP);
         add_direction(b, t, MS_DOWN);
+        add_int(b, "ambiguous", t->ambiguous);
         add_int(b, "exchanges", t->exchanges);
         add_s(b, "network_s", t->network_s);
         add_s(b, "backhaul_up_s", t->exchange_backhaul_s[MS_UP]);
@@ -144,6 +145,8 @@ static void write_json(FILE *out, const ms_vantage_t *radio, const ms_vantage_t 
         add_str(b, "fate", ms_fate_name(m->fate));
         json_builder_set_member_name(b, "late");
         json_builder_add_boolean_value(b, m->late);
+        json_builder_set_member_name(b, "ambiguous");
+        json_builder_add_boolean_value(b, m->ambiguous);
         json_builder_set_member_name(b, "partial");
         json_builder_add_boolean_value(b, m->partial != NULL);
         add_us(b, "radio_first_us", m->radio_first_s);
@@ -191,7 +194,7 @@ static void csv_us(FILE *out, double s)
 
 static void write_csv(FILE *out, const ms_pair_t *p)
 {
-    fputs("direction,node,mid,type,code,token,bytes,round,transfer,fate,late,partial,radio_first_us,radio_last_us,"
+    fputs("direction,node,mid,type,code,token,bytes,round,transfer,fate,late,ambiguous,partial,radio_first_us,radio_last_us,"
           "radio_frame,gateway_us,gateway_aligned_us,gateway_frame,radio_leg_s,backhaul_leg_s,clock_bound_s\n", out);
     for (guint i = 0; i < p->msgs->len; i++) {
         const ms_pair_msg_t *m = &g_array_index(p->msgs, ms_pair_msg_t, i);
@@ -204,7 +207,8 @@ static void write_csv(FILE *out, const ms_pair_t *p)
         fprintf(out, ",%u,", m->round);
         if (m->transfer >= 0)
             fprintf(out, "%d", m->transfer + 1);
-        fprintf(out, ",%s,%s,%s", ms_fate_name(m->fate), m->late ? "true" : "false", m->partial ? "true" : "false");
+        fprintf(out, ",%s,%s,%s,%s", ms_fate_name(m->fate), m->late ? "true" : "false",
+                m->ambiguous ? "true" : "false", m->partial ? "true" : "false");
         csv_us(out, m->radio_first_s);
         csv_us(out, m->radio_last_s);
         fprintf(out, ",%u", m->radio ? m->radio->first_frame : m->partial ? m->partial->frame : 0);
@@ -251,6 +255,12 @@ static void write_table(FILE *out, const ms_vantage_t *radio, const ms_vantage_t
                     t->fate[d][MS_FATE_NOT_IN_GATEWAY], t->late[d], a, b);
         }
     }
+    guint ambiguous = 0;
+    for (guint i = 0; i < p->transfers->len; i++)
+        ambiguous += g_array_index(p->transfers, ms_pair_transfer_t, i).ambiguous;
+    if (ambiguous)
+        fprintf(out, "\n%u transmissions paired where another of the same bytes was as plausible (the clocks' bound "
+                "is near the time between them): their legs and lateness may belong to the other\n", ambiguous);
     fputs("\nlost: radio = died on the air; backhaul = between the border router and the gateway (or in the border "
           "router);\n!radio, !gw = not in that capture (its sniffer or tap missed it). bh = backhaul leg.\n\n", out);
     fprintf(out, "%-3s %9s %12s %12s %12s %12s\n", "#", "exchanges", "network", "backhaul up", "gateway",

@@ -97,6 +97,13 @@ static const ms_copy_t *latest_copy(const ms_round_t *r)
     return e;
 }
 
+static int cmp_double(gconstpointer a, gconstpointer b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
 /* The link addresses the radio capture shows: each Thread node's (the
  * sender of its messages' first copies) and the border router's (the
  * sender of the gateway's messages' first copies). */
@@ -190,10 +197,19 @@ static ms_pair_msg_t blank_msg(int dir)
     return m;
 }
 
-/* Matches one message's rounds at the two ends in order: the most pairs,
- * then the least total delay. */
-static void match_rounds(GPtrArray *R, GPtrArray *G, gboolean up, const ms_clock_fit_t *fit, GArray *out)
+/* Matches one message's rounds at the two ends in order (first in, first
+ * out): the most pairs, then the delays nearest the typical one of their
+ * direction (that of the messages seen once at each end). Where a round
+ * could be either of two (the same bytes sent again while the first was
+ * still on its way), that is the likelier. */
+typedef struct {
+    double typical, low, high;   /* median, least and most delay of the messages seen once at each end */
+} delays_t;
+
+static void match_rounds(GPtrArray *R, GPtrArray *G, gboolean up, const ms_clock_fit_t *fit, const delays_t *dl,
+                         GArray *out)
 {
+    double typical = dl->typical;
     guint n = R ? R->len : 0, m = G ? G->len : 0;
     double *score = g_new0(double, (n + 1) * (m + 1));
     const double big = 1e6, tol = fit->bound_s + 1e-3;
@@ -204,7 +220,7 @@ static void match_rounds(GPtrArray *R, GPtrArray *G, gboolean up, const ms_clock
         for (guint j = 1; j <= m; j++) {
             double best = MAX(S(i - 1, j), S(i, j - 1)), d = DELAY(i - 1, j - 1);
             if (d >= -tol && d <= MAX_DELAY_S)
-                best = MAX(best, S(i - 1, j - 1) + big - MAX(d, 0));
+                best = MAX(best, S(i - 1, j - 1) + big - fabs(d - typical));
             S(i, j) = best;
         }
     gboolean *r_used = g_new0(gboolean, n + 1), *g_used = g_new0(gboolean, m + 1);
@@ -220,6 +236,12 @@ static void match_rounds(GPtrArray *R, GPtrArray *G, gboolean up, const ms_clock
             p.radio = R->pdata[i - 1];
             p.gateway = G->pdata[j - 1];
             (void)d;
+            /* Another round here as plausible (a delay like those the
+             * unambiguous messages took): which one arrived is not known. */
+            for (guint q = 0; q < n; q++)
+                p.ambiguous |= q != i - 1 && DELAY(q, j - 1) >= dl->low - tol && DELAY(q, j - 1) <= dl->high + tol;
+            for (guint q = 0; q < m; q++)
+                p.ambiguous |= q != j - 1 && DELAY(i - 1, q) >= dl->low - tol && DELAY(i - 1, q) <= dl->high + tol;
             g_array_append_val(out, p);
             r_used[i - 1] = g_used[j - 1] = TRUE;
             i--, j--;
@@ -369,12 +391,6 @@ static const ms_round_t *any_round(const ms_pair_msg_t *p)
     return p->radio ? p->radio : p->gateway;
 }
 
-static int cmp_double(gconstpointer a, gconstpointer b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
 
 /* Transfers as the protocol reference defines them: one node, one path,
  * from a request for block 0 on; answers go with the request they answer
@@ -443,6 +459,8 @@ static void transfer_stats(ms_pair_t *out)
 {
     guint nt = out->transfers->len;
     GArray **legs = g_new0(GArray *, 2 * nt + 1);
+    GHashTable *req_by_mid = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *req_by_token = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 
     for (guint k = 0; k < out->msgs->len; k++) {
         const ms_pair_msg_t *p = &g_array_index(out->msgs, ms_pair_msg_t, k);
@@ -453,6 +471,7 @@ static void transfer_stats(ms_pair_t *out)
         t->messages[d]++;
         t->fate[d][p->fate]++;
         t->late[d] += p->late;
+        t->ambiguous += p->ambiguous;
         double tm = msg_time(p);
         t->first_s = MIN(t->first_s, tm);
         t->last_s = MAX(t->last_s, MAX(tm, isnan(p->radio_last_s) ? tm : p->radio_last_s));
@@ -466,20 +485,26 @@ static void transfer_stats(ms_pair_t *out)
             t->backhaul_n[d]++;
         }
         /* An answer on the air with its request's round at the gateway: the
-         * round trip the radio capture sees, split at the gateway. */
+         * round trip the radio capture sees, split at the gateway. The
+         * messages are in time order: the request answered is the latest
+         * delivered one with the answer's Message ID (piggy-backed) or
+         * token (separate). */
         const ms_round_t *r = any_round(p);
-        if (d != MS_DOWN || !r || r->code < 64 || !p->radio || !p->gateway)
+        if (!r || !p->radio || !p->gateway)
             continue;
+        char *mid = g_strdup_printf("%d|%s|%u", p->transfer, d == MS_UP ? r->src : r->dst, r->mid);
+        char *tok = g_strdup_printf("%d|%s|%s", p->transfer, d == MS_UP ? r->src : r->dst, r->token);
         const ms_pair_msg_t *req = NULL;
-        for (guint q = 0; q < out->msgs->len; q++) {
-            const ms_pair_msg_t *o = &g_array_index(out->msgs, ms_pair_msg_t, q);
-            if (o->dir == MS_UP && o->radio && o->gateway && o->transfer == p->transfer &&
-                strcmp(o->radio->src, r->dst) == 0 &&
-                (r->type == 2 ? o->radio->mid == r->mid : strcmp(o->radio->token, r->token) == 0) &&
-                o->gateway_s <= p->gateway_s && (!req || o->gateway_s > req->gateway_s))
-                req = o;
+        if (d == MS_UP && r->code >= 1 && r->code < 32) {
+            g_hash_table_replace(req_by_mid, mid, (gpointer)p);
+            g_hash_table_replace(req_by_token, tok, (gpointer)p);
+            continue;
         }
-        if (!req)
+        if (d == MS_DOWN && r->code >= 64)
+            req = g_hash_table_lookup(r->type == 2 ? req_by_mid : req_by_token, r->type == 2 ? mid : tok);
+        g_free(mid);
+        g_free(tok);
+        if (!req || req->gateway_s > p->gateway_s)
             continue;
         t->exchanges++;
         t->network_s += p->radio_first_s - req->radio_last_s;
@@ -500,6 +525,8 @@ static void transfer_stats(ms_pair_t *out)
         }
     }
     g_free(legs);
+    g_hash_table_destroy(req_by_mid);
+    g_hash_table_destroy(req_by_token);
 }
 
 gboolean ms_pair_build(const ms_vantage_t *radio, const ms_vantage_t *gateway, ms_pair_t *out, char **why)
@@ -543,6 +570,7 @@ gboolean ms_pair_build(const ms_vantage_t *radio, const ms_vantage_t *gateway, m
         g_array_append_val(pts, p);
     }
     out->shared = pts->len;
+    delays_t typical[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
     const char *fail = NULL;
     gboolean ok = pts->len > 0 && ms_clock_align((ms_clock_point_t *)pts->data, pts->len, &out->clock, &fail);
     if (!ok) {
@@ -552,6 +580,22 @@ gboolean ms_pair_build(const ms_vantage_t *radio, const ms_vantage_t *gateway, m
                         : g_strdup_printf("%s and %s share no CoAP message: are they captures of the same network at "
                                           "the same time (and is the 6LoWPAN context given, -O)?",
                                           radio->file, gateway->file);
+    }
+    for (int d = 0; ok && d < 2; d++) {
+        GArray *delays = g_array_new(FALSE, FALSE, sizeof(double));
+        for (guint i = 0; i < pts->len; i++) {
+            const ms_clock_point_t *q = &g_array_index(pts, ms_clock_point_t, i);
+            double delay = (q->d - ms_clock_offset_at(&out->clock, q->t)) * (q->up ? 1 : -1);
+            if ((d == MS_UP) == q->up)
+                g_array_append_val(delays, delay);
+        }
+        g_array_sort(delays, cmp_double);
+        if (delays->len) {
+            typical[d].typical = g_array_index(delays, double, delays->len / 2);
+            typical[d].low = g_array_index(delays, double, 0);
+            typical[d].high = g_array_index(delays, double, delays->len - 1);
+        }
+        g_array_unref(delays);
     }
     g_array_unref(pts);
     if (ok) {
@@ -574,7 +618,7 @@ gboolean ms_pair_build(const ms_vantage_t *radio, const ms_vantage_t *gateway, m
             if (!up && strcmp(any->src, out->gateway_addr) != 0)
                 continue;   /* not the gateway's: between Thread nodes */
             guint first = out->msgs->len;
-            match_rounds(R, G, up, &out->clock, out->msgs);
+            match_rounds(R, G, up, &out->clock, &typical[up ? MS_UP : MS_DOWN], out->msgs);
             for (guint k = first; k < out->msgs->len; k++)
                 classify(&g_array_index(out->msgs, ms_pair_msg_t, k), &l, out->gateway_addr);
             mark_late(out->msgs, first, out->msgs->len);

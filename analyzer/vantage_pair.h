@@ -28,6 +28,7 @@ typedef struct {
     const ms_partial_t *partial;      /* lost on the radio and never complete: its first fragment */
     ms_fate_t         fate;
     gboolean          late;           /* delivered after its sender had sent it again */
+    gboolean          ambiguous;      /* another round of the same bytes could be the one that arrived */
     guint             round;          /* rank among the transmissions of the same message */
     double            radio_first_s, radio_last_s;   /* radio clock; NAN none */
     double            gateway_s;      /* the gateway capture's own stamp; NAN none */
@@ -48,6 +49,7 @@ typedef struct {
     double   gateway_s;               /* of it, the gateway's own time (arrival to answer) */
     double   exchange_backhaul_s[2];  /* of it, the backhaul legs of those exchanges */
     guint    exchanges;
+    guint    ambiguous;               /* messages paired where another round was as plausible */
 } ms_pair_transfer_t;
 
 typedef struct {
