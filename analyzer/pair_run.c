@@ -11,7 +11,9 @@
 #include "vantage_pair.h"
 
 enum { EXIT_REPORT = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_TSHARK = 3 };
-static const char *const names[2] = { "radio", "gateway" };
+/* The near vantage point: a sniffer's (radio) or an IP capture on the
+ * meter's side (meter); the far one: the gateway's. */
+static const char *const names[3] = { "radio", "gateway", "meter" };
 
 static const char *file_of(char **vantages, const char *name)
 {
@@ -25,21 +27,22 @@ static const char *file_of(char **vantages, const char *name)
 
 char *ms_pair_check_args(char **vantages)
 {
-    guint seen[2] = { 0, 0 };
+    guint seen[3] = { 0, 0, 0 };
 
     for (guint i = 0; vantages[i]; i++) {
         const char *eq = strchr(vantages[i], '=');
         int k = -1;
-        for (int j = 0; j < 2 && eq; j++)
+        for (int j = 0; j < 3 && eq; j++)
             if ((gsize)(eq - vantages[i]) == strlen(names[j]) && strncmp(vantages[i], names[j], eq - vantages[i]) == 0)
                 k = j;
         if (k < 0 || !eq[1])
-            return g_strdup_printf("--vantage wants radio=FILE or gateway=FILE, not '%s'", vantages[i]);
+            return g_strdup_printf("--vantage wants radio=FILE, meter=FILE or gateway=FILE, not '%s'", vantages[i]);
         seen[k]++;
     }
-    if (seen[0] != 1 || seen[1] != 1)
-        return g_strdup_printf("--vantage: give one radio=FILE (the sniffer's capture) and one gateway=FILE (the "
-                               "gateway's), got %u and %u", seen[0], seen[1]);
+    if (seen[0] + seen[2] != 1 || seen[1] != 1)
+        return g_strdup_printf("--vantage: give one radio=FILE (the sniffer's capture) or meter=FILE (an IP capture "
+                               "on the meter's side) and one gateway=FILE (the gateway's), got %u, %u and %u",
+                               seen[0], seen[2], seen[1]);
     return NULL;
 }
 
@@ -79,18 +82,19 @@ int ms_pair_run(const ms_tshark_t *t, char **vantages, ms_format_t fmt, const ch
     int status = EXIT_REPORT, stop;
 
     for (int k = 0; k < 2 && status == EXIT_REPORT; k++) {
-        const char *file = file_of(vantages, names[k]);
+        const char *name = k == 0 && !file_of(vantages, names[0]) ? names[2] : names[k];
+        const char *file = file_of(vantages, name);
         char *message = NULL;
         if (!ms_capture_file_ok(file, &message)) {
-            say("--vantage %s: %s", names[k], message);
+            say("--vantage %s: %s", name, message);
             g_free(message);
             status = EXIT_INPUT;
             break;
         }
-        v[k] = ms_vantage_new(names[k], file);
+        v[k] = ms_vantage_new(name, file);
         ms_run_status_t run = ms_vantage_read(t, v[k], &message);
         if (message && !ms_interrupt_signal())
-            say("--vantage %s: %s", names[k], message);
+            say("--vantage %s: %s", name, message);
         g_free(message);
         if (run != RUN_OK)
             status = run == RUN_INPUT_ERROR ? EXIT_INPUT : run == RUN_USAGE_ERROR ? EXIT_USAGE : EXIT_TSHARK;

@@ -39,38 +39,59 @@ void ms_pair_clear(ms_pair_t *p)
     memset(p, 0, sizeof(*p));
 }
 
-/* The gateway's address: the one in the most of its capture's messages. */
+/* The gateway's address in a capture: the one most requests go to (the
+ * meters are CoAP clients, the gateway their server), else the one in the
+ * most messages. Each capture has its own: a NAT or a relay between them
+ * changes addresses, which is why messages pair by their bytes alone. */
 static gboolean gateway_address(const ms_vantage_t *g, char *out, gsize n)
 {
-    GHashTable *count = g_hash_table_new(g_str_hash, g_str_equal);
-    guint best = 0;
+    GHashTable *count[2] = { g_hash_table_new(g_str_hash, g_str_equal), g_hash_table_new(g_str_hash, g_str_equal) };
+    guint best[2] = { 0, 0 };
+    char any[48] = "";
 
     for (guint i = 0; i < g->rounds->len; i++) {
         const ms_round_t *r = g_ptr_array_index(g->rounds, i);
+        gboolean request = r->code >= 1 && r->code < 32;
         const char *a[2] = { r->src, r->dst };
         for (int k = 0; k < 2; k++) {
-            guint c = GPOINTER_TO_UINT(g_hash_table_lookup(count, a[k])) + 1;
-            g_hash_table_insert(count, (gpointer)a[k], GUINT_TO_POINTER(c));
-            if (c > best) {
-                best = c;
-                g_strlcpy(out, a[k], n);
+            int which = request && k == 1 ? 0 : 1;
+            for (int w = which; w < 2; w++) {
+                guint c = GPOINTER_TO_UINT(g_hash_table_lookup(count[w], a[k])) + 1;
+                g_hash_table_insert(count[w], (gpointer)a[k], GUINT_TO_POINTER(c));
+                if (c > best[w]) {
+                    best[w] = c;
+                    g_strlcpy(w == 0 ? out : any, a[k], w == 0 ? n : sizeof(any));
+                }
             }
         }
     }
-    g_hash_table_destroy(count);
-    return best > 0;
+    if (!best[0] && best[1])
+        g_strlcpy(out, any, n);
+    g_hash_table_destroy(count[0]);
+    g_hash_table_destroy(count[1]);
+    return best[1] > 0;
 }
 
-static GHashTable *rounds_by_key(const ms_vantage_t *v)
+/* The rounds of each message of a capture: "u" or "d" (towards its
+ * gateway address, or from it) and the digest of the bytes. Messages
+ * between other addresses (Thread nodes among themselves) are left out. */
+static GHashTable *rounds_by_key(const ms_vantage_t *v, const char *gw)
 {
-    GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
+    GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_ptr_array_unref);
 
     for (guint i = 0; i < v->rounds->len; i++) {
         ms_round_t *r = g_ptr_array_index(v->rounds, i);
-        GPtrArray *a = g_hash_table_lookup(h, r->key);
+        gboolean up = strcmp(r->dst, gw) == 0;
+        if (!up && strcmp(r->src, gw) != 0)
+            continue;
+        const char *digest = strrchr(r->key, '|');
+        char *key = g_strdup_printf("%c%s", up ? 'u' : 'd', digest ? digest : r->key);
+        GPtrArray *a = g_hash_table_lookup(h, key);
         if (!a) {
             a = g_ptr_array_new();
-            g_hash_table_insert(h, r->key, a);
+            g_hash_table_insert(h, key, a);
+        } else {
+            g_free(key);
         }
         g_ptr_array_add(a, r);
     }
@@ -236,12 +257,6 @@ static void match_rounds(GPtrArray *R, GPtrArray *G, gboolean up, const ms_clock
             p.radio = R->pdata[i - 1];
             p.gateway = G->pdata[j - 1];
             (void)d;
-            /* Another round here as plausible (a delay like those the
-             * unambiguous messages took): which one arrived is not known. */
-            for (guint q = 0; q < n; q++)
-                p.ambiguous |= q != i - 1 && DELAY(q, j - 1) >= dl->low - tol && DELAY(q, j - 1) <= dl->high + tol;
-            for (guint q = 0; q < m; q++)
-                p.ambiguous |= q != j - 1 && DELAY(i - 1, q) >= dl->low - tol && DELAY(i - 1, q) <= dl->high + tol;
             g_array_append_val(out, p);
             r_used[i - 1] = g_used[j - 1] = TRUE;
             i--, j--;
@@ -281,6 +296,35 @@ static void match_rounds(GPtrArray *R, GPtrArray *G, gboolean up, const ms_clock
     g_free(g_used);
 }
 
+static double pair_delay(const ms_clock_fit_t *fit, gboolean up, const ms_round_t *r, const ms_round_t *g)
+{
+    return up ? aligned(fit, g->first_s) - r->last_s : r->first_s - aligned(fit, g->first_s);
+}
+
+/* A pairing is ambiguous when another round of the same bytes, at either
+ * end, would have taken a delay like those the delivered messages of its
+ * direction took (widened by the clocks' bound): which one arrived is then
+ * not known. */
+static void flag_ambiguous(GArray *msgs, guint first, guint last, GPtrArray *R, GPtrArray *G, gboolean up,
+                           const ms_clock_fit_t *fit, double low, double high)
+{
+    double tol = fit->bound_s + 1e-3;
+
+    for (guint k = first; k < last; k++) {
+        ms_pair_msg_t *p = &g_array_index(msgs, ms_pair_msg_t, k);
+        if (!p->radio || !p->gateway)
+            continue;
+        for (guint q = 0; R && q < R->len; q++) {
+            double d = pair_delay(fit, up, R->pdata[q], p->gateway);
+            p->ambiguous |= R->pdata[q] != p->radio && d >= low - tol && d <= high + tol;
+        }
+        for (guint q = 0; G && q < G->len; q++) {
+            double d = pair_delay(fit, up, p->radio, G->pdata[q]);
+            p->ambiguous |= G->pdata[q] != p->gateway && d >= low - tol && d <= high + tol;
+        }
+    }
+}
+
 /* Delivered, but its sender had sent it again meanwhile: late, not lost. */
 static void mark_late(GArray *msgs, guint first, guint last)
 {
@@ -299,9 +343,21 @@ static void mark_late(GArray *msgs, guint first, guint last)
     }
 }
 
-static void classify(ms_pair_msg_t *p, const links_t *l, const char *gw)
+static void classify(ms_pair_msg_t *p, const links_t *l, gboolean ip_near)
 {
     const ms_round_t *r = p->radio;
+
+    /* Two IP captures: whatever lies between them is the backhaul. */
+    if (ip_near) {
+        p->fate = r && p->gateway ? MS_FATE_DELIVERED : MS_FATE_LOST_BACKHAUL;
+        if (r && p->gateway)
+            p->backhaul_leg_s = p->dir == MS_UP ? p->gateway_aligned_s - r->last_s : r->first_s - p->gateway_aligned_s;
+        if (r && !p->gateway && p->dir == MS_DOWN)
+            p->fate = MS_FATE_NOT_IN_GATEWAY;
+        if (r)
+            p->radio_leg_s = 0;
+        return;
+    }
 
     if (p->dir == MS_UP) {
         const ms_copy_t *into_br = r ? copy_into(r, l->br) : NULL;
@@ -327,7 +383,6 @@ static void classify(ms_pair_msg_t *p, const links_t *l, const char *gw)
     }
     if (r)
         p->radio_leg_s = r->last_s - r->first_s;
-    (void)gw;
 }
 
 /* The gateway's messages that never were complete on the air but whose
@@ -529,13 +584,27 @@ static void transfer_stats(ms_pair_t *out)
     g_hash_table_destroy(req_by_token);
 }
 
+/* One message's rounds at the two ends and where its messages went in msgs. */
+typedef struct {
+    GPtrArray *R, *G;
+    gboolean   up;
+    guint      first, last;
+} key_span_t;
+
 gboolean ms_pair_build(const ms_vantage_t *radio, const ms_vantage_t *gateway, ms_pair_t *out, char **why)
 {
     memset(out, 0, sizeof(*out));
     *why = NULL;
-    if (!radio->radio) {
-        *why = g_strdup_printf("%s (--vantage %s) holds no IEEE 802.15.4 frame: a radio vantage point is a sniffer's capture",
+    gboolean ip_near = strcmp(radio->name, "meter") == 0;
+    if (!radio->radio && !ip_near) {
+        *why = g_strdup_printf("%s (--vantage %s) holds no IEEE 802.15.4 frame: a radio vantage point is a sniffer's "
+                               "capture (an IP capture on the meter's side is --vantage meter=FILE)",
                                radio->file, radio->name);
+        return FALSE;
+    }
+    if (radio->radio && ip_near) {
+        *why = g_strdup_printf("%s (--vantage meter) holds IEEE 802.15.4 frames: a sniffer's capture is "
+                               "--vantage radio=FILE", radio->file);
         return FALSE;
     }
     if (gateway->radio) {
@@ -552,7 +621,9 @@ gboolean ms_pair_build(const ms_vantage_t *radio, const ms_vantage_t *gateway, m
                                radio->file, radio->name);
         return FALSE;
     }
-    GHashTable *rk = rounds_by_key(radio), *gk = rounds_by_key(gateway);
+    char near_gw[48] = "";
+    gateway_address(radio, near_gw, sizeof(near_gw));
+    GHashTable *rk = rounds_by_key(radio, near_gw), *gk = rounds_by_key(gateway, out->gateway_addr);
     GArray *pts = g_array_new(FALSE, FALSE, sizeof(ms_clock_point_t));
     GHashTableIter it;
     gpointer key, val;
@@ -563,9 +634,7 @@ gboolean ms_pair_build(const ms_vantage_t *radio, const ms_vantage_t *gateway, m
         if (R->len != 1 || !G || G->len != 1)
             continue;
         const ms_round_t *r = R->pdata[0], *g = G->pdata[0];
-        gboolean up = strcmp(r->dst, out->gateway_addr) == 0;
-        if (!up && strcmp(r->src, out->gateway_addr) != 0)
-            continue;
+        gboolean up = ((const char *)key)[0] == 'u';
         ms_clock_point_t p = { up ? r->last_s : r->first_s, g->first_s - (up ? r->last_s : r->first_s), up };
         g_array_append_val(pts, p);
     }
@@ -600,7 +669,7 @@ gboolean ms_pair_build(const ms_vantage_t *radio, const ms_vantage_t *gateway, m
     g_array_unref(pts);
     if (ok) {
         links_t l;
-        learn_links(radio, out->gateway_addr, &l);
+        learn_links(radio, near_gw, &l);
         out->msgs = g_array_new(FALSE, FALSE, sizeof(ms_pair_msg_t));
         out->transfers = g_array_new(FALSE, FALSE, sizeof(ms_pair_transfer_t));
         GHashTable *keys = g_hash_table_new(g_str_hash, g_str_equal);
@@ -610,19 +679,32 @@ gboolean ms_pair_build(const ms_vantage_t *radio, const ms_vantage_t *gateway, m
             while (g_hash_table_iter_next(&it, &key, NULL))
                 g_hash_table_add(keys, key);
         }
+        GArray *spans = g_array_new(FALSE, FALSE, sizeof(key_span_t));
+        double low[2] = { G_MAXDOUBLE, G_MAXDOUBLE }, high[2] = { -G_MAXDOUBLE, -G_MAXDOUBLE };
         g_hash_table_iter_init(&it, keys);
         while (g_hash_table_iter_next(&it, &key, NULL)) {
-            GPtrArray *R = g_hash_table_lookup(rk, key), *G = g_hash_table_lookup(gk, key);
-            const ms_round_t *any = R ? R->pdata[0] : G->pdata[0];
-            gboolean up = strcmp(any->dst, out->gateway_addr) == 0;
-            if (!up && strcmp(any->src, out->gateway_addr) != 0)
-                continue;   /* not the gateway's: between Thread nodes */
-            guint first = out->msgs->len;
-            match_rounds(R, G, up, &out->clock, &typical[up ? MS_UP : MS_DOWN], out->msgs);
-            for (guint k = first; k < out->msgs->len; k++)
-                classify(&g_array_index(out->msgs, ms_pair_msg_t, k), &l, out->gateway_addr);
-            mark_late(out->msgs, first, out->msgs->len);
+            key_span_t sp = { g_hash_table_lookup(rk, key), g_hash_table_lookup(gk, key),
+                              ((const char *)key)[0] == 'u', out->msgs->len, 0 };
+            match_rounds(sp.R, sp.G, sp.up, &out->clock, &typical[sp.up ? MS_UP : MS_DOWN], out->msgs);
+            sp.last = out->msgs->len;
+            for (guint k = sp.first; k < sp.last; k++) {
+                ms_pair_msg_t *p = &g_array_index(out->msgs, ms_pair_msg_t, k);
+                classify(p, &l, ip_near);
+                if (p->radio && p->gateway) {
+                    double d = pair_delay(&out->clock, sp.up, p->radio, p->gateway);
+                    low[!sp.up] = MIN(low[!sp.up], d);
+                    high[!sp.up] = MAX(high[!sp.up], d);
+                }
+            }
+            mark_late(out->msgs, sp.first, sp.last);
+            g_array_append_val(spans, sp);
         }
+        for (guint i = 0; i < spans->len; i++) {
+            const key_span_t *sp = &g_array_index(spans, key_span_t, i);
+            flag_ambiguous(out->msgs, sp->first, sp->last, sp->R, sp->G, sp->up, &out->clock, low[!sp->up],
+                           high[!sp->up]);
+        }
+        g_array_unref(spans);
         g_hash_table_destroy(keys);
         place_partials(radio, &l, out->clock.bound_s + 1e-3, out->msgs);
         g_array_sort(out->msgs, by_msg_time);
