@@ -124,6 +124,8 @@ gboolean ms_clock_align(const ms_clock_point_t *pts, guint n, ms_clock_fit_t *fi
     fit->drift_ppm = slope * 1e6;
     fit->bound_s = bound;
     fit->span_s = t_last - t_first;
+    /* Within +-bound at both ends, two lines' slopes differ by 2 bound / span at most. */
+    fit->drift_bound_ppm = fit->span_s > 0 ? 2 * bound / fit->span_s * 1e6 : INFINITY;
     ok = TRUE;
 out:
     g_free(up);

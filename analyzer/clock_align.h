@@ -28,6 +28,7 @@ typedef struct {
     double offset_s;      /* gateway clock minus radio clock at t0 */
     double drift_ppm;     /* how much faster the gateway's clock runs */
     double bound_s;       /* the true offset is within +-this of the estimate at every point's time */
+    double drift_bound_ppm;   /* so the true drift within +-this of the estimate (2 bound / span) */
     double span_s;        /* time covered by the points */
     guint  up, down;      /* points used in each direction */
 } ms_clock_fit_t;

@@ -96,6 +96,11 @@ static void write_json(FILE *out, const ms_vantage_t *radio, const ms_vantage_t 
     json_builder_set_member_name(b, "drift_ppm");
     json_builder_add_double_value(b, round(p->clock.drift_ppm * 1e3) / 1e3);
     add_s(b, "bound_s", p->clock.bound_s);
+    json_builder_set_member_name(b, "drift_bound_ppm");
+    if (isfinite(p->clock.drift_bound_ppm))
+        json_builder_add_double_value(b, round(p->clock.drift_bound_ppm * 1e3) / 1e3);
+    else
+        json_builder_add_null_value(b);
     add_s(b, "span_s", p->clock.span_s);
     add_int(b, "points_up", p->clock.up);
     add_int(b, "points_down", p->clock.down);
@@ -237,8 +242,9 @@ static void write_table(FILE *out, const ms_vantage_t *radio, const ms_vantage_t
     fprintf(out, "radio:   %s (%u frames, %u CoAP transmissions)\n", radio->file, radio->frames, radio->rounds->len);
     fprintf(out, "gateway: %s (%u frames, %u CoAP transmissions), gateway %s\n", gateway->file, gateway->frames,
             gateway->rounds->len, p->gateway_addr);
-    fprintf(out, "clocks:  gateway = radio %+.6f s, drift %+.3f ppm; legs within +-%.1f ms (from %u messages up, %u "
-            "down, over %.0f s)\n\n", p->clock.offset_s, p->clock.drift_ppm, p->clock.bound_s * 1e3, p->clock.up,
+    fprintf(out, "clocks:  gateway = radio %+.6f s, drift %+.3f ppm (+-%.0f); legs within +-%.1f ms (from %u "
+            "messages up, %u down, over %.0f s)\n\n", p->clock.offset_s, p->clock.drift_ppm,
+            isfinite(p->clock.drift_bound_ppm) ? p->clock.drift_bound_ppm : 0.0, p->clock.bound_s * 1e3, p->clock.up,
             p->clock.down, p->clock.span_s);
     fprintf(out, "%-3s %-32s %-22s %-4s %5s %5s %6s %8s %6s %6s %5s %10s %10s\n", "#", "node", "path", "dir", "msgs",
             "deliv", "radio", "backhaul", "!radio", "!gw", "late", "bh median", "bh max");

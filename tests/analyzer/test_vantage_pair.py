@@ -177,6 +177,10 @@ def check_run(a, sim, name, args, offset_ms, ppm, ambiguity_allowed):
     off = max(abs(est(t0 + k * span_us / 10) - true_offset_s(truth, t0 + k * span_us / 10)) for k in range(11))
     check(off <= tol, "%s: offset %.6f s within +-%.1f ms of the true one over the capture (off by %.1f ms)"
           % (name, rep["clock"]["offset_s"], bound * 1e3, off * 1e3))
+    drift_err = abs(rep["clock"]["drift_ppm"] - truth["pair"]["gateway_clock"]["drift_ppm"])
+    check(drift_err <= rep["clock"]["drift_bound_ppm"] + 1e-3, "%s: drift %.3f ppm within the stated +-%.3f of the "
+          "true %s" % (name, rep["clock"]["drift_ppm"], rep["clock"]["drift_bound_ppm"],
+                       truth["pair"]["gateway_clock"]["drift_ppm"]))
     return rep
 
 
