@@ -27,7 +27,18 @@ typedef struct {
     gint64         ts_us;
 } copy_t;
 
+/* A copy noted while the file had shown one vantage point only: kept
+ * compact, and paired only once the other shows up, so that a capture of
+ * one vantage point pays 40 bytes a message copy and no tables. */
+typedef struct {
+    guint64 key, src, dst;
+    gint64  ts_us;
+    guint32 frame;
+    guint8  index, kind, request;
+} pending_t;
+
 struct vantage_map {
+    GArray     *pending;         /* pending_t, until both vantage points were seen */
     GHashTable *by_key;          /* guint64* -> message_t* */
     GHashTable *by_copy;         /* frame << 4 | index -> copy_t* */
     GArray     *unique;          /* message_t* seen once at each */
@@ -61,6 +72,7 @@ vantage_map_t *vantage_map_new(void)
     m->by_key = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, message_free);
     m->by_copy = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     m->unique = g_array_new(FALSE, FALSE, sizeof(message_t *));
+    m->pending = g_array_new(FALSE, FALSE, sizeof(pending_t));
     m->ip_addresses = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     return m;
 }
@@ -72,6 +84,8 @@ void vantage_map_free(vantage_map_t *m)
     g_hash_table_destroy(m->by_key);
     g_hash_table_destroy(m->by_copy);
     g_array_unref(m->unique);
+    if (m->pending)
+        g_array_unref(m->pending);
     g_hash_table_destroy(m->ip_addresses);
     g_free(m);
 }
@@ -89,8 +103,33 @@ static void count_request_destination(vantage_map_t *m, guint64 a)
     }
 }
 
+static void note(vantage_map_t *m, guint64 key, vantage_kind_t kind, guint64 src, guint64 dst, gboolean request,
+                 guint32 frame, guint index, gint64 ts_us);
+
 void vantage_note(vantage_map_t *m, guint64 key, vantage_kind_t kind, guint64 src, guint64 dst, gboolean request,
                   guint32 frame, guint index, gint64 ts_us)
+{
+    m->seen[kind] = TRUE;
+    if (m->pending && !vantage_both_seen(m)) {
+        pending_t p = { key, src, dst, ts_us, frame, (guint8)index, (guint8)kind, (guint8)request };
+        g_array_append_val(m->pending, p);
+        return;
+    }
+    if (m->pending) {
+        /* The other vantage point at last: what came before goes into the tables. */
+        GArray *before = m->pending;
+        m->pending = NULL;
+        for (guint i = 0; i < before->len; i++) {
+            const pending_t *p = &g_array_index(before, pending_t, i);
+            note(m, p->key, (vantage_kind_t)p->kind, p->src, p->dst, p->request, p->frame, p->index, p->ts_us);
+        }
+        g_array_unref(before);
+    }
+    note(m, key, kind, src, dst, request, frame, index, ts_us);
+}
+
+static void note(vantage_map_t *m, guint64 key, vantage_kind_t kind, guint64 src, guint64 dst, gboolean request,
+                 guint32 frame, guint index, gint64 ts_us)
 {
     message_t *msg = g_hash_table_lookup(m->by_key, &key);
 
@@ -114,7 +153,6 @@ void vantage_note(vantage_map_t *m, guint64 key, vantage_kind_t kind, guint64 sr
         round_t r = { frame, ts_us, ts_us };
         g_array_append_val(rs, r);
     }
-    m->seen[kind] = TRUE;
     if (new_round && msg->rounds[0]->len == 1 && msg->rounds[1]->len == 1)
         g_array_append_val(m->unique, msg);
     copy_t *c = g_new0(copy_t, 1);
@@ -220,7 +258,7 @@ gboolean vantage_other(vantage_map_t *m, guint32 frame, guint index, vantage_kin
                        gint64 *other_ts_us, gint64 *offset_us)
 {
     gint64 id = (gint64)frame << 4 | (gint64)(index & 15);
-    const copy_t *c = g_hash_table_lookup(m->by_copy, &id);
+    const copy_t *c = m->pending ? NULL : g_hash_table_lookup(m->by_copy, &id);
 
     if (!c)
         return FALSE;
