@@ -35,6 +35,7 @@ typedef struct {
     double            gateway_aligned_s;   /* that stamp on the radio clock */
     double            radio_leg_s, backhaul_leg_s;   /* NAN when not measured */
     int               transfer;       /* index in transfers, -1 none */
+    const char       *node;           /* the Thread node's address (its capture's), NULL unknown */
 } ms_pair_msg_t;
 
 typedef struct {
