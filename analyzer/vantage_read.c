@@ -142,6 +142,24 @@ static gboolean parse_uint(const char *text, guint64 max, guint64 *out)
     return TRUE;
 }
 
+/* frame.time_epoch: seconds since 1970 (4.0, 4.4); an ISO 8601 UTC time
+ * should a tshark print this absolute time as it prints others (4.6's
+ * -T fields does for FT_ABSOLUTE_TIME). */
+static gboolean parse_time(const char *text, double *t)
+{
+    char *end;
+
+    *t = g_ascii_strtod(text, &end);
+    if (end != text && !*end)
+        return TRUE;
+    GDateTime *dt = *text ? g_date_time_new_from_iso8601(text, NULL) : NULL;
+    if (!dt)
+        return FALSE;
+    *t = (double)g_date_time_to_unix(dt) + g_date_time_get_microsecond(dt) / 1e6;
+    g_date_time_unref(dt);
+    return TRUE;
+}
+
 /* tshark's hex of a bytes field; NULL when it is not hex. */
 static guchar *unhex(const char *hex, gsize *n)
 {
@@ -234,12 +252,10 @@ void ms_vantage_feed(ms_vantage_t *v, const char *line)
     char **f = g_strsplit(line, "\t", N_FIELDS + 1);
     guint64 number, u;
     double t;
-    char *end;
 
     if (g_strv_length(f) < N_FIELDS || !parse_uint(f[F_NUMBER], G_MAXUINT32, &number))
         goto out;
-    t = g_ascii_strtod(f[F_TIME], &end);
-    if (*end || end == f[F_TIME])
+    if (!parse_time(f[F_TIME], &t))
         goto out;
     v->frames++;
     frame_at(r, (guint)number)->time = t;

@@ -78,7 +78,7 @@ void meter_vantage_message(tvbuff_t *ds_tvb, gint start, gint length, guint inde
         tvbuff_t *msg = tvb_new_subset_length(ds_tvb, start, length);
         kind = proto_is_frame_protocol(pinfo->layers, "wpan") ? VANTAGE_RADIO : VANTAGE_IP;
         /* CoAP's code, the second byte: 0.01-0.31 are requests. */
-        guint8 code = length >= 2 ? tvb_get_guint8(msg, 1) : 0;
+        guint8 code = length >= 2 ? tvb_get_uint8(msg, 1) : 0;
         vantage_note(map, message_key(msg, pinfo), kind, address_hash(&pinfo->src), address_hash(&pinfo->dst),
                      code >= 1 && code < 32, pinfo->num, index,
                      (gint64)pinfo->abs_ts.secs * 1000000 + pinfo->abs_ts.nsecs / 1000);
