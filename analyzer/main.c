@@ -11,6 +11,7 @@
 #include "interrupt.h"
 #include "live.h"
 #include "number_option.h"
+#include "pair_run.h"
 #include "plots.h"
 #include "progress.h"
 #include "quoted.h"
@@ -25,7 +26,7 @@ enum { EXIT_REPORT = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_TSHARK = 3 };
 
 static char *opt_format = NULL, *opt_output = NULL, *opt_plot = NULL, *opt_key = NULL, *opt_meter = NULL;
 static char *opt_filter = NULL, *opt_tshark = NULL, *opt_plugin = NULL, *opt_iface = NULL;
-static char **opt_prefs = NULL, **opt_files = NULL;
+static char **opt_prefs = NULL, **opt_files = NULL, **opt_vantages = NULL;
 static int opt_stall = -1, opt_jobs = 0;   /* -1: the plugin's preference */
 static double opt_restart_after = 0;
 static double opt_flash_us = 150;
@@ -80,6 +81,7 @@ static const GOptionEntry entries[] = {
     { "jobs", 'j', 0, G_OPTION_ARG_CALLBACK, (gpointer)set_number_option, "Captures analysed at once (1 to 1024, default: the number of cores)", "N" },
     { "pref", 'O', 0, G_OPTION_ARG_STRING_ARRAY, &opt_prefs, "A Wireshark preference for tshark -o, e.g. 6lowpan.context0:fd00::/64 (repeatable)", "NAME:VALUE" },
     { "flash-us-per-byte", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)set_number_option, "The meter's flash write time per byte, for the block-size model (0 to 10000, default 150)", "US" },
+    { "vantage", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_vantages, "Two captures of the same network, paired message by message: radio=FILE (the sniffer's) and gateway=FILE (the gateway's Ethernet); both given", "NAME=FILE" },
     { "tshark", 0, 0, G_OPTION_ARG_FILENAME, &opt_tshark, "The tshark to run (default: $TSHARK, else tshark in PATH)", "PATH" },
     { "plugin", 0, 0, G_OPTION_ARG_FILENAME, &opt_plugin, "The meterscope.so to load (default: $METERSCOPE_PLUGIN, the build tree, the installed one)", "PATH" },
     { "progress", 0, 0, G_OPTION_ARG_NONE, &opt_progress, "Show a progress bar on standard error (default on a terminal)", NULL },
@@ -207,6 +209,15 @@ static char *check_options(ms_format_t *fmt)
         return quoting(opt_live ? "unknown format '%s' (table, csv, json or jsonl)"
                                 : "unknown format '%s' (table, csv or json; jsonl with --live)", opt_format);
     guint n_files = opt_files ? g_strv_length(opt_files) : 0;
+    if (opt_vantages) {
+        if (n_files)
+            return g_strdup("with --vantage, give every capture as --vantage NAME=FILE, none on its own");
+        if (opt_plot || opt_filter || opt_meter)
+            return g_strdup("--plot, --display-filter and --meter are not for --vantage (the pairing report)");
+        if (opt_live || opt_iface || opt_restart_after)
+            return g_strdup("--live, -i and --live-restart-after are not for --vantage (the pairing report)");
+        return ms_pair_check_args(opt_vantages);
+    }
     if (opt_iface && !opt_live)
         return g_strdup("-i wants --live");
     if (opt_live && (n_files + (opt_iface != NULL) != 1))
@@ -466,6 +477,11 @@ int main(int argc, char **argv)
         return EXIT_TSHARK;
     }
     add_prefs(&tshark);
+    if (opt_vantages) {
+        status = ms_pair_run(&tshark, opt_vantages, fmt, opt_output, opt_quiet);
+        ms_tshark_cleanup(&tshark);
+        return status;
+    }
     /* The same run, told the stamps mark frame starts, unless -O said what they mark. */
     ms_tshark_t start_stamped = tshark;
     gboolean user_said = FALSE;

@@ -344,7 +344,7 @@ static gboolean is_noise(const char *line)
 }
 
 /* tshark's own words for a failure, without its noise. */
-static char *tshark_errors(const char *path)
+char *ms_tshark_errors(const char *path)
 {
     char *text = NULL;
     GString *out = g_string_new(NULL);
@@ -521,7 +521,7 @@ ms_run_status_t ms_tshark_wait(const ms_tshark_t *t, const char *file, GSubproce
     ms_children_forget(p);
     int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
     int term_sig = g_subprocess_get_if_signaled(p) ? g_subprocess_get_term_sig(p) : 0;
-    char *errors = tshark_errors(errpath);
+    char *errors = ms_tshark_errors(errpath);
     ms_run_status_t status = classify(t, file, code, term_sig, errors, out, message);
     g_free(errors);
     return status;

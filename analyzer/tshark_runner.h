@@ -45,5 +45,7 @@ GPtrArray *ms_tshark_argv(const ms_tshark_t *t, const char *file, const char *co
  * went, as ms_tshark_run does. */
 ms_run_status_t ms_tshark_wait(const ms_tshark_t *t, const char *file, GSubprocess *p, const char *errpath,
                                ms_capture_t *out, char **message);
+/* What tshark wrote to its error file at path, its noise left out, as one line. */
+char *ms_tshark_errors(const char *path);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include "capture_writer.h"
 #include "scenario.h"
 #include "truth.h"
@@ -17,7 +18,7 @@
 #endif
 
 static char *opt_scenario, *opt_output, *opt_link, *opt_loss_model, *opt_token, *opt_key,
-    *opt_szx_list, *opt_gw_szx0, *opt_timestamp, *opt_sniffer_at;
+    *opt_szx_list, *opt_gw_szx0, *opt_timestamp, *opt_sniffer_at, *opt_gateway_output;
 static gint64 opt_seed = -1, opt_start = -1;
 static int opt_szx = -1, opt_image_size = -1, opt_channel = -1, opt_coap_port = -1, opt_sniffer_position = G_MININT;
 static gboolean opt_quiet, opt_version, opt_no_szx7_payload;
@@ -120,6 +121,16 @@ int main(int argc, char **argv)
         { "no-iphc-context", 0, G_OPTION_FLAG_REVERSE, G_OPTION_ARG_NONE, &p.iphc_context, "Carry full source addresses inline", NULL },
         { "rtt-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.rtt_ms, "Border router to gateway round trip", "MS" },
         { "rtt-jitter-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.rtt_jitter_ms, "... its jitter (uniform span)", "MS" },
+        { "gateway-output", 0, 0, G_OPTION_ARG_FILENAME, &opt_gateway_output,
+          "Also write the gateway's Ethernet capture of the same run to FILE", "FILE" },
+        { "gateway-clock-offset-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.gw_clock_offset_ms,
+          "The gateway capture's clock ahead of the radio's at the start (default 0)", "MS" },
+        { "gateway-clock-drift-ppm", 0, 0, G_OPTION_ARG_DOUBLE, &p.gw_clock_drift_ppm,
+          "... and running fast by this many parts per million (default 0)", "PPM" },
+        { "backhaul-loss", 0, 0, G_OPTION_ARG_DOUBLE, &p.backhaul_loss,
+          "Datagrams lost between border router and gateway, each way (default 0)", "P" },
+        { "backhaul-delay-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.backhaul_delay_ms,
+          "Extra one-way backhaul delay, uniform 0..MS (default 0)", "MS" },
         { "gw-proc-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.gw_proc_ms, "Gateway processing time", "MS" },
         { "separate-p", 0, 0, G_OPTION_ARG_DOUBLE, &p.separate_p, "Probability of a separate response", "P" },
         { "separate-delay-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.separate_delay_ms, "Delay of a separate response", "MS" },
@@ -280,6 +291,17 @@ int main(int argc, char **argv)
         return fail("--sniffer-burst is a mean run length in frames: at least 1, and at least P/(1-P)");
     if (p.link == CAPTURE_GATEWAY && (p.sniffer_miss > 0 || p.sniffer_far_miss > 0))
         return fail("--sniffer-miss and --sniffer-far-miss model a radio sniffer, not the gateway's Ethernet");
+    if (!(p.backhaul_loss >= 0 && p.backhaul_loss < 1) || !(p.backhaul_delay_ms >= 0 && p.backhaul_delay_ms <= 1e7))
+        return fail("--backhaul-loss must be within 0..1 (1 excluded), --backhaul-delay-ms within 0..1e7");
+    if (!(fabs(p.gw_clock_offset_ms) <= 1e10) || !(fabs(p.gw_clock_drift_ppm) <= 1e5))
+        return fail("--gateway-clock-offset-ms must be within +-1e10, --gateway-clock-drift-ppm within +-1e5");
+    if (!opt_gateway_output && (p.gw_clock_offset_ms != 0 || p.gw_clock_drift_ppm != 0))
+        return fail("--gateway-clock-offset-ms and --gateway-clock-drift-ppm are the clock of --gateway-output FILE");
+    if (opt_gateway_output && p.link == CAPTURE_GATEWAY)
+        return fail("--gateway-output writes the gateway's side beside a radio capture: not with --link gateway");
+    if (opt_gateway_output && strcmp(opt_gateway_output, opt_output) == 0)
+        return fail("--gateway-output must be another file than --output");
+    p.gateway_pair = opt_gateway_output != NULL;
     if (p.mac_min_be < 0 || p.mac_max_be > 8 || p.mac_min_be > p.mac_max_be)
         return fail("need 0 <= --min-be <= --max-be <= 8");
     if (p.poll_ms < 1 || p.idle_poll_ms < 1 || p.ack_timeout_s <= 0 || p.ack_random_factor < 1)
@@ -294,10 +316,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "meter-sim: %s\n", err->message);
         return 1;
     }
+    capture_writer_t *gw_cap = NULL;
+    if (opt_gateway_output) {
+        gw_cap = capture_writer_open(opt_gateway_output, CAPTURE_GATEWAY, p.channel, &err);
+        if (!gw_cap) {
+            fprintf(stderr, "meter-sim: %s\n", err->message);
+            return 1;
+        }
+    }
     world_t *w = world_new(&p, cap, &err);
     if (!w) {
         fprintf(stderr, "meter-sim: %s\n", err->message);
         return 1;
+    }
+    if (gw_cap) {
+        world_set_gateway_capture(w, gw_cap);
+        truth_set_gateway_capture(w->truth, opt_gateway_output);
     }
     world_run(w);
 
@@ -305,7 +339,8 @@ int main(int argc, char **argv)
     guint64 records = capture_writer_count(cap);
     int rc = 0;
     /* The truth file counts the records, so write it before closing. */
-    if (!truth_write_json(w->truth, truth_path, opt_output, &err) || !capture_writer_close(cap, &err)) {
+    if (!truth_write_json(w->truth, truth_path, opt_output, &err) || !capture_writer_close(cap, &err) ||
+        (gw_cap && !capture_writer_close(gw_cap, &err))) {
         fprintf(stderr, "meter-sim: %s\n", err->message);
         rc = 1;
     } else if (!opt_quiet) {

@@ -62,6 +62,13 @@ typedef struct {
     /* Border router to cloud gateway */
     double   rtt_ms, rtt_jitter_ms;
     double   gw_proc_ms;
+    /* The gateway's own capture of the same run (meter-sim --gateway-output,
+     * backhaul.c): its clock, and a backhaul that loses and delays */
+    gboolean gateway_pair;         /* a second capture at the gateway is written */
+    double   gw_clock_offset_ms;   /* its clock minus the true time at the capture start */
+    double   gw_clock_drift_ppm;   /* and how fast it runs ahead, parts per million */
+    double   backhaul_loss;        /* each datagram between border router and gateway, each way */
+    double   backhaul_delay_ms;    /* extra one-way delay, uniform 0..this */
     double   separate_p;           /* probability of an empty ACK + separate response */
     double   separate_delay_ms;
 

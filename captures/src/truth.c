@@ -14,6 +14,7 @@
 #include "gateway_app.h"
 #include "truth_on_air.h"
 #include "truth_sniffer.h"
+#include "truth_pair.h"
 #include "sniffer.h"
 #include "channel.h"
 
@@ -43,6 +44,8 @@ struct truth {
     GArray       *configs;
     on_air_t     *on_air;     /* per transfer, what a sniffer can find */
     sniffer_truth_t *sniffer; /* what this capture's sniffer did not capture */
+    pair_truth_t *pair;       /* --gateway-output: the two vantage points, message by message */
+    const char   *gateway_capture;
     gint64        end_us;
 };
 
@@ -57,6 +60,8 @@ truth_t *truth_new(world_t *w)
     t->configs = g_array_new(FALSE, TRUE, sizeof(config_entry_t));
     t->on_air = on_air_new();
     t->sniffer = sniffer_truth_new();
+    if (w->p.gateway_pair)
+        t->pair = pair_truth_new();
     return t;
 }
 
@@ -68,6 +73,7 @@ void truth_free(truth_t *t)
     g_array_free(t->configs, TRUE);
     on_air_free(t->on_air);
     sniffer_truth_free(t->sniffer);
+    pair_truth_free(t->pair);
     g_free(t);
 }
 
@@ -129,6 +135,7 @@ static void complete_on_air(truth_t *t, datagram_t *dg, int hop, gint64 now)
 
     dg->complete_on_air_us[hop] = now;
     on_air_copy(dg, hop, now);
+    pair_truth_copy(dg, hop, now);
     if (dg->fragmented)
         t->air.reassembled++;
     g_snprintf(link, sizeof(link), "%d>%d", dg->path[hop]->idx, dg->path[hop + 1]->idx);
@@ -162,6 +169,7 @@ void truth_mac_attempt(truth_t *t, mac_tx_t *tx, gboolean captured)
     if (dg->fragmented)
         t->air.fragment_frames++;
     on_air_frame(dg, tx->hop, tx->frag, tx->sent > 1, now, air_time_us(tx->psdu->len), captured);
+    pair_truth_frame(dg, now);
     if (dg->msg.xfer) {
         if (tx->sent > 1)
             dg->msg.xfer->mac_retries++;
@@ -206,6 +214,8 @@ void truth_ack_sent(truth_t *t, const datagram_t *dg, const node_t *acked_sender
 void truth_datagram_sent(truth_t *t, datagram_t *dg)
 {
     on_air_datagram(t->on_air, dg, t->w->p.start_epoch_us + world_now(t->w));
+    if (t->pair && dg->upstream)
+        pair_truth_up(t->pair, dg, t->w->p.start_epoch_us + world_now(t->w));
     t->air.datagrams++;
     if (dg->fragmented)
         t->air.datagrams_fragmented++;
@@ -219,6 +229,7 @@ void truth_datagram_sent(truth_t *t, datagram_t *dg)
 void truth_datagram_delivered(truth_t *t, const datagram_t *dg)
 {
     t->air.datagrams_delivered++;
+    pair_truth_delivered(dg);
     if (dg->msg.xfer)
         dg->msg.xfer->datagrams_delivered++;
 }
@@ -235,6 +246,7 @@ void truth_gateway_received(truth_t *t, const datagram_t *dg, int peer_idx, gint
     char link[16];
 
     on_air_gateway(dg, t->w->p.start_epoch_us + now);
+    pair_truth_at_gateway(dg, t->w->p.start_epoch_us + now);
     g_snprintf(link, sizeof(link), "up%d", peer_idx);
     count_copy(t->gw_seen, link, peer_idx, msg, &t->gw.coap_messages, &t->gw.block2_responses,
                &t->gw.con_retransmissions);
@@ -249,9 +261,22 @@ void truth_gateway_sent(truth_t *t, datagram_t *dg, int peer_idx, gint64 now)
 
     on_air_datagram(t->on_air, dg, t->w->p.start_epoch_us + now);
     on_air_gateway(dg, t->w->p.start_epoch_us + now);
+    if (t->pair)
+        pair_truth_down(t->pair, dg, t->w->p.start_epoch_us + now);
     g_snprintf(link, sizeof(link), "down%d", peer_idx);
     count_copy(t->gw_seen, link, -1, msg, &t->gw.coap_messages, &t->gw.block2_responses,
                &t->gw.con_retransmissions);
+}
+
+void truth_backhaul_lost(truth_t *t, const datagram_t *dg)
+{
+    (void)t;
+    pair_truth_backhaul_lost(dg);
+}
+
+void truth_set_gateway_capture(truth_t *t, const char *path)
+{
+    t->gateway_capture = path;
 }
 
 void truth_set_config(truth_t *t, const node_t *n, const meter_config_t *cfg)
@@ -511,6 +536,8 @@ gboolean truth_write_json(truth_t *t, const char *path, const char *capture_path
         ", \"con_retransmissions\": %" G_GUINT64_FORMAT "},\n",
         t->gw.coap_messages, t->gw.block2_responses, t->gw.con_retransmissions);
     sniffer_truth_write(t->sniffer, s, p, a->frames, capture_writer_count(t->w->cap));
+    if (t->pair)
+        pair_truth_write(t->pair, s, p, t->gateway_capture);
     g_string_append_printf(s, "  \"records\": %" G_GUINT64_FORMAT ", \"end_us\": %" G_GINT64_FORMAT "\n}\n",
                            capture_writer_count(t->w->cap), p->start_epoch_us + t->end_us);
     ok = g_file_set_contents(path, s->str, (gssize)s->len, err);

@@ -70,6 +70,10 @@ void truth_response_taken(truth_t *t, const app_msg_t *msg);
 void truth_gateway_received(truth_t *t, const datagram_t *dg, int peer_idx, gint64 now);
 void truth_gateway_sent(truth_t *t, datagram_t *dg, int peer_idx, gint64 now);
 
+/* The backhaul lost dg between the border router and the gateway. */
+void truth_backhaul_lost(truth_t *t, const datagram_t *dg);
+/* The gateway capture's path, for the pair section (--gateway-output). */
+void truth_set_gateway_capture(truth_t *t, const char *path);
 void truth_set_config(truth_t *t, const node_t *n, const meter_config_t *cfg);
 void truth_finish(truth_t *t, gint64 now);
 gboolean truth_write_json(truth_t *t, const char *path, const char *capture_path, GError **err);

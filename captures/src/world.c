@@ -13,6 +13,7 @@
 #include "mac.h"
 #include "meter_app.h"
 #include "gateway_app.h"
+#include "backhaul.h"
 #include "truth.h"
 #include "sniffer.h"
 
@@ -224,9 +225,19 @@ void world_send_down(world_t *w, node_t *to, const app_msg_t *msg)
     fill_ip(w, &ip, w->gateway_ip6, to->ipv6);
     pkt = lowpan_ipv6_udp_packet(&ip, msg->coap->data, msg->coap->len);
     capture_writer_ipv6(w->cap, w->p.start_epoch_us + world_now(w), pkt->data, pkt->len, FALSE);
+    if (w->gw_cap)
+        capture_writer_ipv6(w->gw_cap, backhaul_gateway_clock(&w->p, w->p.start_epoch_us + world_now(w)),
+                            pkt->data, pkt->len, FALSE);
     truth_gateway_sent(w->truth, dg, to->idx, world_now(w));
     g_byte_array_unref(pkt);
-    world_at(w, world_now(w) + one_way_us(w), br_originate_down, w, dg);
+    gint64 delay = one_way_us(w), extra;
+    if (!backhaul_pass(w->backhaul, &extra)) {
+        truth_backhaul_lost(w->truth, dg);
+        g_byte_array_unref(dg->msg.coap);
+        g_free(dg);
+        return;
+    }
+    world_at(w, world_now(w) + delay + extra, br_originate_down, w, dg);
 }
 
 typedef struct {
@@ -241,6 +252,9 @@ static void gateway_arrival(gpointer obj, gpointer arg)
 
     capture_writer_ipv6(w->cap, w->p.start_epoch_us + world_now(w), a->dg->ipv6->data,
                         a->dg->ipv6->len, TRUE);
+    if (w->gw_cap)
+        capture_writer_ipv6(w->gw_cap, backhaul_gateway_clock(&w->p, w->p.start_epoch_us + world_now(w)),
+                            a->dg->ipv6->data, a->dg->ipv6->len, TRUE);
     truth_gateway_received(w->truth, a->dg, a->from->idx, world_now(w));
     gateway_app_deliver(w, a->from, &a->dg->msg);
     datagram_unref(a->dg);
@@ -270,11 +284,16 @@ void world_fragment_received(world_t *w, datagram_t *dg, int hop, int frag)
     dg->delivered = TRUE;
     truth_datagram_delivered(w->truth, dg);
     if (dg->upstream) {
+        gint64 delay = one_way_us(w), extra;
+        if (!backhaul_pass(w->backhaul, &extra)) {
+            truth_backhaul_lost(w->truth, dg);
+            return;
+        }
         internet_arrival_t *a = g_new0(internet_arrival_t, 1);
         a->from = dg->path[0];
         a->dg = dg;
         dg->refs++;
-        world_at(w, world_now(w) + one_way_us(w), gateway_arrival, w, a);
+        world_at(w, world_now(w) + delay + extra, gateway_arrival, w, a);
     } else {
         meter_app_deliver(rx, &dg->msg, dg);
     }
@@ -385,6 +404,7 @@ world_t *world_new(const sim_params_t *p, capture_writer_t *cap, GError **err)
     w->p = *p;
     w->rng = g_rand_new_with_seed_array(seed, 2);
     w->sniffer = sniffer_new(p);
+    w->backhaul = backhaul_new(&w->p);
     w->eq = event_queue_new();
     w->cap = cap;
     w->nodes = g_ptr_array_new_with_free_func(node_free);
@@ -429,7 +449,13 @@ void world_free(world_t *w)
     event_queue_free(w->eq);
     g_rand_free(w->rng);
     sniffer_free(w->sniffer);
+    backhaul_free(w->backhaul);
     g_free(w);
+}
+
+void world_set_gateway_capture(world_t *w, capture_writer_t *gw_cap)
+{
+    w->gw_cap = gw_cap;
 }
 
 void world_run(world_t *w)

@@ -92,6 +92,7 @@ struct datagram {
     gboolean     delivered;
     int          refs;
     gpointer     truth_rec;      /* the truth's on-air record (transfer datagrams only) */
+    gpointer     pair_rec;       /* the truth's two-vantage record (--gateway-output only) */
 };
 
 struct mac_tx {
@@ -113,6 +114,8 @@ struct world {
     struct sniffer  *sniffer;    /* what the capture gets of the air (sniffer.c) */
     event_queue_t   *eq;
     capture_writer_t *cap;
+    capture_writer_t *gw_cap;    /* the gateway's own capture of the run, or NULL */
+    struct backhaul  *backhaul;  /* losses and delays beyond the Internet (backhaul.c) */
     guint8           mac_key[16];
     GPtrArray       *nodes;      /* node_t* */
     node_t          *br;
@@ -135,6 +138,8 @@ static inline void world_at(world_t *w, gint64 t, event_fn fn, gpointer obj, gpo
 double world_uniform(world_t *w, double lo, double hi);
 
 world_t *world_new(const sim_params_t *p, capture_writer_t *cap, GError **err);
+/* Also writes the gateway's Ethernet to gw_cap (its clock: backhaul.c). */
+void     world_set_gateway_capture(world_t *w, capture_writer_t *gw_cap);
 void     world_free(world_t *w);
 void     world_run(world_t *w);
 

@@ -35,6 +35,7 @@
 #include "packet-meter-events.h"
 #include "packet-meter-stats-table.h"
 #include "packet-meter-time.h"
+#include "packet-meter-vantage.h"
 
 void proto_register_meter(void);
 void proto_reg_handoff_meter(void);
@@ -494,6 +495,8 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
                                    pinfo->abs_ts.nsecs, &time_status);
     ota_frame_t *link = track_link(session, pinfo, fs && fs->n_coap, now_us,
                                    time_status == OTA_CLOCK_EARLIER || time_status == OTA_CLOCK_OUT_OF_RANGE);
+    /* A sniffer's capture merged with the gateway's: transfers are the radio's. */
+    gboolean second_copy = meter_vantage_second_copy(pinfo);
 
     for (guint i = 0; fs && i < fs->n_coap && n < MAX_MSGS_PER_FRAME; i++) {
         tvbuff_t *msg_tvb = fs->coap[i];
@@ -509,12 +512,13 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
         r->ds_length = tvb_captured_length(ds_tvb);
         r->start = tvb_raw_offset(msg_tvb) - tvb_raw_offset(ds_tvb);
         r->length = (gint)tvb_captured_length(msg_tvb);
-        if (r->transfer_id) {
+        if (r->transfer_id && !second_copy) {
             m.path = msg_path(r);
             ota_image_hints_t hints = image_hints(tracker, pinfo, r, &m);
             r->ota = ota_track_message(tracker, link, pinfo->num, now_us, src, r->exchange, &m, &hints);
         }
         dissect_message(session, pinfo, tree, ds_tvb, r);
+        meter_vantage_message(ds_tvb, r->start, r->length, n - 1, pinfo, tree);
     }
     meter_time_show(tvb, pinfo, tree, meter_session_clock(session));
     ota_link_view_t view;
@@ -575,8 +579,10 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         meter_ota_show_frame(tvb, pinfo, tree, &view);
     for (guint i = 0; i < fm->n; i++) {
         tvbuff_t *ds = data_source_at(pinfo, fm->msg[i].ds_index, fm->msg[i].ds_length);
-        if (ds)
+        if (ds) {
             dissect_message(session, pinfo, tree, ds, &fm->msg[i]);
+            meter_vantage_message(ds, fm->msg[i].start, fm->msg[i].length, i, pinfo, tree);
+        }
     }
     return tvb_captured_length(tvb);
 }
@@ -625,6 +631,7 @@ void proto_register_meter(void)
     proto_register_meter_fw();
     proto_register_meter_ota();
     proto_register_meter_time();
+    proto_register_meter_vantage();
     meter_session_register();
     proto_register_meter_stats();
     proto_register_meter_stats_table();

@@ -20,7 +20,8 @@
 # first exchange (libcoap 4.3.1's client starts over, for ever, when the late
 # answer to a retransmitted block-0 request comes in mid-download). Each run's two
 # captures go through the analyser and check_libcoap_block2.py compares its
-# numbers with the relay's log.
+# numbers with the relay's log; check_libcoap_pair.py does the same for the
+# two captures paired (--vantage meter=... --vantage gateway=...).
 #
 # Needs root (namespaces, captures) and the packages of scripts/install-deps.sh.
 # Exit 77 (a skip to ctest) only when not root; anything else that is missing
@@ -171,3 +172,6 @@ run b512-slow 512 0 1700 1700 1 1
 
 # shellcheck disable=SC2086  # a word list on purpose
 python3 "$HERE/check_libcoap_block2.py" "$METERSCOPE" "$WORK/image.bin" $DONE || fail "check_libcoap_block2.py"
+# The same two captures paired (meterscope --vantage meter=... --vantage gateway=...) against the log.
+# shellcheck disable=SC2086
+python3 "$HERE/check_libcoap_pair.py" "$METERSCOPE" $DONE || fail "check_libcoap_pair.py"
