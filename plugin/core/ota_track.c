@@ -79,7 +79,6 @@ typedef struct {
     ota_addr_t  src;
     guint32     before_copy, after_copy;   /* copy ids */
     guint16     frames;
-    guint8      numbers;                   /* of the sender's numbers, those skipped (frames counts retries too) */
     guint8      acks_captured;             /* the ACKs captured of those frames (for the estimate) */
     guint8      acks;                      /* 1: its frame before, sent once, went unacknowledged, yet it went on */
     guint8      acked_frag;                /* that frame's fragment of before_copy, + 1 (0: none) */
@@ -552,12 +551,10 @@ static guint claim_earlier_acks(ota_track_t *t, const ota_link_in_t *in, guint32
  * ACK captured with it (each ACK answered an attempt: the sender did not
  * hear it and sent the frame again); none for a number a broadcast
  * carried, which nobody acknowledges. */
-static guint skipped_frames(const ota_track_t *t, const seq_gap_t *skipped, gint64 ts_us, guint *numbers,
-                            guint32 *which)
+static guint skipped_frames(const ota_track_t *t, const seq_gap_t *skipped, gint64 ts_us, guint32 *which)
 {
     guint frames = 0;
 
-    *numbers = 0;
     for (guint k = 0; k < skipped->n; k++) {
         guint8 seq = (guint8)(skipped->from + k);
         guint acks = 0;
@@ -568,7 +565,6 @@ static guint skipped_frames(const ota_track_t *t, const seq_gap_t *skipped, gint
                 acks++;
             }
         frames += acks ? acks : !(skipped->carried >> k & 1);
-        *numbers += acks || !(skipped->carried >> k & 1);
     }
     return frames;
 }
@@ -585,10 +581,8 @@ static void note_gap(ota_track_t *t, ota_frame_t *f, const ota_frame_t *last, co
     ota_gap_t g = { .ts_us = f->ts_us, .src = in->src };
 
     seq_gap_t skipped;
-    guint numbers = 0;
     if (seq_gaps_frame(t->seq_gaps, in->src, in->seq, in->ts_us, &skipped))
-        g.frames = (guint16)skipped_frames(t, &skipped, in->ts_us, &numbers, &orphans);
-    g.numbers = (guint8)numbers;
+        g.frames = (guint16)skipped_frames(t, &skipped, in->ts_us, &orphans);
     /* A frame sent again and again unacknowledged had a bad channel: it
      * may have failed (a failed channel access is an attempt too). */
     gboolean acked = last && (last->ack_frame || last->acked_late ||
@@ -1800,7 +1794,7 @@ static void record_start(ota_track_t *t, ota_transfer_t *x)
     r->renegotiated = x->renegotiated;
     r->verified = x->image_verified;
     r->size_hint = x->size_hint;
-    x->numbers_skipped = x->numbers_seen = x->frames_captured_unlogged = x->acks_matched = 0;
+    x->frames_captured_unlogged = x->acks_matched = 0;
 }
 
 static gboolean copies_lost(const ota_track_t *t, const ota_msg_t *msg)
@@ -2349,7 +2343,6 @@ static guint32 count_gaps(ota_track_t *t, wmem_map_t *by_meter)
             x = meter_transfer_at(by_meter, c->dst, g->ts_us);
         if (x) {
             x->rec.frames_missed_by_sniffer += n;
-            x->numbers_skipped += g->numbers;
             x->frames_captured_unlogged += g->acks_captured;
         }
         gap_xfer[i] = x;
@@ -2376,8 +2369,7 @@ static guint32 count_gaps(ota_track_t *t, wmem_map_t *by_meter)
 static void estimate_missed(const ota_track_t *t, ota_transfer_t *x, guint32 air_frames)
 {
     wmem_array_t *polls = x->meter_link ? (wmem_array_t *)wmem_map_lookup(t->polls, &x->meter_link) : NULL;
-    guint32 captured = air_frames + x->frames_captured_unlogged, seen = x->numbers_seen, acks = x->acks_matched;
-
+    guint32 captured = air_frames + x->frames_captured_unlogged, acks = x->acks_matched;
     guint n = polls ? wmem_array_get_count(polls) : 0, lo = 0, hi = n;
 
     /* In frame order, which is time order but for a host's jitter. */
@@ -2393,11 +2385,11 @@ static void estimate_missed(const ota_track_t *t, ota_transfer_t *x, guint32 air
         if (p->start_us > x->last_us)
             break;
         captured += 1 + (p->answered != 0);
-        seen++;
         acks += p->answered != 0;
     }
-    /* Two samples of the share missed: the senders' numbers, and the ACKs
-     * captured (each one's frame missed or not). */
+    /* The share missed, sampled by the ACKs captured: each one's frame
+     * captured or not. (A sender's skipped numbers sample it too, but low:
+     * a frame sent again is missed whole less often.) */
     miss_estimate_t e = miss_estimate(x->frames_captured_unlogged, acks, captured, x->rec.frames_missed_by_sniffer);
     x->rec.frames_missed_estimate = e.estimate;
     x->rec.frames_missed_high = e.high;
@@ -2474,7 +2466,6 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
          * a retry) where the frames after them prove them. */
         s->frames_missed_by_sniffer += c->missed_frames;
         s->frames_sent += c->missed_frags;
-        c->msg->xfer->numbers_seen += c->n_frags;
         for (guint k = 0; k < c->n_frags; k++)
             c->msg->xfer->acks_matched += c->frags[k].acked;
         for (guint k = 0; k < c->n_frags; k++) {

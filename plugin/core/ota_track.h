@@ -254,9 +254,7 @@ struct ota_transfer {
     gint64     last_response_us;  /* first pass: for turn-around */
     wmem_array_t *silences;       /* gint64 pairs {start_us, length_us}: gaps >= 1 s between copies */
     gboolean   image_verified;
-    guint32    numbers_skipped;   /* finalize: its senders' frame numbers no captured frame carried, */
-    guint32    numbers_seen;      /* and those its captured frames carried; */
-    guint32    frames_captured_unlogged;  /* its ACKs captured of frames the sniffer missed, */
+    guint32    frames_captured_unlogged;  /* finalize: its ACKs captured of frames the sniffer missed, */
     guint32    acks_matched;      /* and of frames it captured */
     /* What -z meter,ota,tsv prints of it (common/transfer_record.h), made by
      * finalize: its own columns (id, meter, path, SZX, ...) and the statistics. */
