@@ -183,9 +183,12 @@ static gboolean find_stray_heuristics(ms_tshark_t *t, GError **err)
      * protocol, enabled, default, the heuristic's short name (what
      * --disable-heuristic takes), its description. */
     char **lines = g_strsplit(out ? out : "", "\n", -1);
+    guint old_format = 0, new_format = 0;
     for (guint i = 0; lines[i]; i++) {
         char **cols = g_strsplit(lines[i], "\t", -1);
         guint n = g_strv_length(cols);
+        old_format += n == 3;
+        new_format += n >= 5;
         for (guint k = 0; n >= 5 && k < G_N_ELEMENTS(thread_stealing_heuristics); k++)
             if (strcmp(cols[4], thread_stealing_heuristics[k]) == 0)
                 g_ptr_array_add(t->heuristics_off, g_strdup(cols[4]));
@@ -193,6 +196,8 @@ static gboolean find_stray_heuristics(ms_tshark_t *t, GError **err)
     }
     g_strfreev(lines);
     g_free(out);
+    /* The same listing tells 4.0, whose GeoIP preferences still exist. */
+    t->has_geoip_prefs = old_format && !new_format;
     return TRUE;
 }
 

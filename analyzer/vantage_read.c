@@ -373,12 +373,15 @@ ms_run_status_t ms_vantage_read(const ms_tshark_t *t, ms_vantage_t *v, char **me
     g_subprocess_launcher_set_stderr_file_path(l, errpath);
     if (t->plugin_env_dir)
         g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
-    /* GeoIP off: 4.0's MaxMind lookup of an IPv6 field crashes when its
-     * resolver has no database (seen with -T fields and HOME unreadable). */
-    const char *fixed[] = { t->tshark, "-n", "-r", v->file, "-o", "wpan.802154_ack_tracking:TRUE",
-                            "-o", "ip.use_geoip:FALSE", "-o", "ipv6.use_geoip:FALSE", NULL };
+    const char *fixed[] = { t->tshark, "-n", "-r", v->file, "-o", "wpan.802154_ack_tracking:TRUE", NULL };
     for (guint i = 0; fixed[i]; i++)
         g_ptr_array_add(argv, g_strdup(fixed[i]));
+    /* GeoIP off: 4.0's MaxMind lookup of an IPv6 field crashes when its
+     * resolver has no database (seen with -T fields and HOME unreadable);
+     * 4.4 and later refuse those preferences as obsolete. */
+    const char *geoip_off[] = { "-o", "ip.use_geoip:FALSE", "-o", "ipv6.use_geoip:FALSE", NULL };
+    for (guint i = 0; t->has_geoip_prefs && geoip_off[i]; i++)
+        g_ptr_array_add(argv, g_strdup(geoip_off[i]));
     for (guint i = 0; i < t->prefs->len; i++) {
         g_ptr_array_add(argv, g_strdup("-o"));
         g_ptr_array_add(argv, g_strdup(g_ptr_array_index(t->prefs, i)));
