@@ -35,6 +35,17 @@ static void vantage_cleanup(void)
     map = NULL;
 }
 
+/* A frame's stamp in microseconds, for stamps from 1970 to 9999 only (as
+ * the tracker's clock takes them): others, a broken capture's, take no
+ * part in the pairing, and no difference of two overflows. */
+static gboolean stamp_us(const nstime_t *ts, gint64 *us)
+{
+    if (ts->secs < 0 || ts->secs > G_GINT64_CONSTANT(253402300799) || ts->nsecs < 0 || ts->nsecs >= 1000000000)
+        return FALSE;
+    *us = (gint64)ts->secs * 1000000 + ts->nsecs / 1000;
+    return TRUE;
+}
+
 /* The message's identity at either end: its endpoints (addresses after
  * 6LoWPAN decompression, ports) and every byte of it. */
 static guint64 message_key(tvbuff_t *msg, packet_info *pinfo)
@@ -72,7 +83,8 @@ void meter_vantage_message(tvbuff_t *ds_tvb, gint start, gint length, guint inde
     guint32 other;
     gint64 other_us, offset_us;
 
-    if (!map || length <= 0)
+    gint64 mine;
+    if (!map || length <= 0 || !stamp_us(&pinfo->abs_ts, &mine))
         return;
     if (!PINFO_FD_VISITED(pinfo)) {
         tvbuff_t *msg = tvb_new_subset_length(ds_tvb, start, length);
@@ -80,12 +92,10 @@ void meter_vantage_message(tvbuff_t *ds_tvb, gint start, gint length, guint inde
         /* CoAP's code, the second byte: 0.01-0.31 are requests. */
         guint8 code = length >= 2 ? tvb_get_uint8(msg, 1) : 0;
         vantage_note(map, message_key(msg, pinfo), kind, address_hash(&pinfo->src), address_hash(&pinfo->dst),
-                     code >= 1 && code < 32, pinfo->num, index,
-                     (gint64)pinfo->abs_ts.secs * 1000000 + pinfo->abs_ts.nsecs / 1000);
+                     code >= 1 && code < 32, pinfo->num, index, mine);
     }
     if (!tree || !vantage_both_seen(map) || !vantage_other(map, pinfo->num, index, &kind, &other, &other_us, &offset_us))
         return;
-    gint64 mine = (gint64)pinfo->abs_ts.secs * 1000000 + pinfo->abs_ts.nsecs / 1000;
     proto_item *ti = proto_tree_add_item(tree, proto_meter, ds_tvb, start, length, ENC_NA);
     proto_item_append_text(ti, ", copy at the other vantage point: frame %u", other);
     proto_tree *t = proto_item_add_subtree(ti, ett_vantage);

@@ -41,7 +41,11 @@ def main():
         fifo = os.path.join(a.tmp, "live.pcap")
         os.mkfifo(fifo, 0o666)
         os.chmod(fifo, 0o666)
-        cmd = a.command(["--live", "--stall", "5"] + prefs_args(truth) + [fifo])
+        # The pane's shell gets the tmux server's environment, not this
+        # one's: what the run needs (the sanitizer build's runtimes) is passed on.
+        keep = ["%s=%s" % (k, os.environ[k]) for k in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+                                                       "WIRESHARK_EXTCAP_DIR") if k in os.environ]
+        cmd = a.command(["--live", "--stall", "5"] + prefs_args(truth) + [fifo], env=keep)
         shell = " ".join("'%s'" % c for c in cmd) + '; echo "live exit $?"; read x'
         subprocess.run([tmux, "-S", sock, "new-session", "-d", "-s", "live", "-x", "160", "-y", "40", shell],
                        check=True)
