@@ -149,7 +149,7 @@
     X(acks_unmatched, U32, REQ, \
       "ACKs of no captured frame awaiting one: the frame they acknowledge was missed by the sniffer, and delivered (added within version 2)") \
     X(frames_missed_by_sniffer, U32, REQ, \
-      "frames the sniffer missed, as what it captured after them proves: the transfers' and the unmatched ACKs' (added within version 2)")
+      "frames the sniffer missed, as what it captured after them proves: the datagram copies' and what every sender's frame numbers show (added within version 2)")
 
 /* A DBL is at most this either way: a capture's times span at most 2^63 us
  * (9.2e12 s), a rate is at most 2^32 bytes in 1 us (4.3e15 B/s), so a

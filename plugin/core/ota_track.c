@@ -1134,9 +1134,8 @@ static int cmp_span(const void *a, const void *b)
  * the sniffer missed, and whether c is lost (and whether surely). A sender
  * sends a datagram's fragments in order and drops the rest when one fails
  * (RFC 4944 has no recovery): a later fragment proves every earlier one
- * arrived; so does the receiver's acting on it. Returns how many of c's
- * missed fragments came after its last one captured. */
-static guint infer_copy(const ota_track_t *t, guint32 i, ota_copy_t *c)
+ * arrived; so does the receiver's acting on it. */
+static void infer_copy(const ota_track_t *t, guint32 i, ota_copy_t *c)
 {
     const ota_copy_t *fwd = NULL;
     gboolean shown_all = c->complete;
@@ -1227,9 +1226,6 @@ static guint infer_copy(const ota_track_t *t, guint32 i, ota_copy_t *c)
     c->missed_frames = (guint8)MIN(c->missed_frags + missed_acks + retries + extra, G_MAXUINT8);
     c->lost = !c->whole || unacked;
     c->lost_uncertain = c->lost && !confirmed;
-    /* Fragments missed after the last one captured claimed no unmatched
-     * ACK: the capture's count takes theirs as one of those. */
-    return t->acks_seen ? (guint)c->missed_frags - MIN(gaps_before_top, c->missed_frags) : 0;
 }
 
 /* ---- messages, rounds, transfers ---- */
@@ -2442,16 +2438,13 @@ void ota_track_finalize(ota_track_t *t, double stall_s)
         }
     }
     /* What the frames after each copy show the sniffer missed; the capture's
-     * count has every copy's and the unmatched ACKs no copy explains. */
-    guint32 missed = 0, claimed = 0, tails = 0;
+     * count has every copy's and what the senders' numbers show (count_gaps). */
+    guint32 missed = 0;
     for (guint i = 0; i < chunk_array_count(t->copy_list); i++) {
         ota_copy_t *c = copy_at(t, i);
-        tails += infer_copy(t, i, c);
+        infer_copy(t, i, c);
         missed += c->missed_frames;
-        claimed += c->acks_claimed;
     }
-    (void)claimed;
-    (void)tails;
     wmem_map_t *by_meter = transfers_by_meter(t, tmp);
     t->counts.frames_missed = missed + count_gaps(t, by_meter);
     /* Each copy counted in its transfer. */
