@@ -94,7 +94,6 @@ static const GOptionEntry entries[] = {
 
 typedef struct {
     const ms_tshark_t  *tshark;
-    const ms_tshark_t  *start_stamped;  /* the same run told the stamps mark frame starts; NULL: the user said */
     ms_job_progress_t  *progress;
     ms_capture_t       *capture;
     ms_run_status_t     status;
@@ -143,37 +142,11 @@ static void run_job(gpointer data, gpointer user_data)
 {
     job_t *j = data;
 
+    /* One read whatever the stamps: the plugin times the frames it read
+     * before they told what they mark as soon as they do (core/ota_track.h). */
     j->status = ms_tshark_run(j->tshark, j->capture->file, j->capture, &j->progress->pid, &j->message);
-    /* Stamps that turned out to mark each frame's start, once the first
-     * messages had been timed as if they marked its end: read the capture
-     * again, the plugin told so from its first frame, for exact times. */
-    const ms_counts_t *c = &j->capture->counts;
-    if (j->status == RUN_OK && j->start_stamped && c->timestamps && strcmp(c->timestamps, "start") == 0 &&
-        c->timestamp_early_messages > 0) {
-        ms_capture_t *again = ms_capture_new(j->capture->file);
-        char *message = NULL;
-        ms_run_status_t status = ms_tshark_run(j->start_stamped, again->file, again, &j->progress->pid, &message);
-        if (status == RUN_OK) {
-            ms_capture_free(j->capture);
-            j->capture = again;
-        } else {
-            ms_capture_free(again);
-        }
-        g_free(message);
-    }
     g_atomic_int_set(&j->progress->done, 1);
     g_idle_add(job_finished, user_data);
-}
-
-/* An offline run reads a capture again when its stamps mark frame starts
- * and messages were timed before that was known; a live one cannot. */
-static void live_note_start_stamps(const ms_capture_t *c)
-{
-    if (!opt_quiet && c->counts.timestamps && strcmp(c->counts.timestamps, "start") == 0 &&
-        c->counts.timestamp_early_messages > 0)
-        error("%s: note: the stamps mark frame starts and %u messages were timed before that was known; an "
-              "offline run reads the capture again for exact times, a live one cannot: "
-              "give -O meter.ota.timestamps:start", c->file, c->counts.timestamp_early_messages);
 }
 
 static gboolean valid_key(const char *key)
@@ -317,6 +290,12 @@ static void note_timestamps(const char *file, const ms_counts_t *c)
     if (c->timestamps_out_of_range)
         error("%s: note: %u frames are stamped before 1970 or after 9999: their times were not used "
               "(meter.time.out_of_range)", file, c->timestamps_out_of_range);
+    /* The plugin retimes what it read before the stamps told, unless they
+     * told only after thousands of frames (core/ota_track.c, "one read"). */
+    if (c->timestamps && strcmp(c->timestamps, "start") == 0 && c->timestamp_early_messages > 0)
+        error("%s: note: the stamps mark frame starts, which the capture told only after %u messages had been "
+              "timed as if they marked their ends; for exact times give -O meter.ota.timestamps:start", file,
+              c->timestamp_early_messages);
 }
 
 /* Reports what went wrong with each capture; returns the exit status. */
@@ -482,23 +461,12 @@ int main(int argc, char **argv)
         ms_tshark_cleanup(&tshark);
         return status;
     }
-    /* The same run, told the stamps mark frame starts, unless -O said what they mark. */
-    ms_tshark_t start_stamped = tshark;
-    gboolean user_said = FALSE;
-    for (guint i = 0; opt_prefs && opt_prefs[i]; i++)
-        user_said |= g_str_has_prefix(opt_prefs[i], "meter.ota.timestamps:");
-    start_stamped.prefs = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < tshark.prefs->len; i++)
-        g_ptr_array_add(start_stamped.prefs, g_strdup(g_ptr_array_index(tshark.prefs, i)));
-    g_ptr_array_add(start_stamped.prefs, g_strdup("meter.ota.timestamps:start"));
-
     guint n = opt_live ? 1 : g_strv_length(opt_files);
     job_t *jobs = g_new0(job_t, n);
     ms_job_progress_t *progress = g_new0(ms_job_progress_t, n);
     for (guint i = 0; i < n && !opt_live; i++) {
         GStatBuf st;
-        jobs[i] = (job_t){ &tshark, user_said ? NULL : &start_stamped, &progress[i], ms_capture_new(opt_files[i]),
-                           RUN_OK, FALSE, NULL };
+        jobs[i] = (job_t){ &tshark, &progress[i], ms_capture_new(opt_files[i]), RUN_OK, FALSE, NULL };
         progress[i] = (ms_job_progress_t){ .file = opt_files[i], .size = g_stat(opt_files[i], &st) == 0 ? st.st_size : 0,
                                            .passes = tshark.two_pass ? 2 : 1 };
         if (!ms_capture_file_ok(opt_files[i], &jobs[i].message)) {
@@ -522,10 +490,8 @@ int main(int argc, char **argv)
         n = parts->len;
         jobs = g_new0(job_t, n);
         progress = g_new0(ms_job_progress_t, n);
-        for (guint i = 0; i < n; i++) {
-            jobs[i] = (job_t){ &tshark, NULL, &progress[i], g_ptr_array_index(parts, i), RUN_OK, FALSE, NULL };
-            live_note_start_stamps(jobs[i].capture);
-        }
+        for (guint i = 0; i < n; i++)
+            jobs[i] = (job_t){ &tshark, &progress[i], g_ptr_array_index(parts, i), RUN_OK, FALSE, NULL };
         jobs[n - 1].status = live_status;
         jobs[n - 1].message = message;
         g_ptr_array_free(parts, TRUE);
@@ -570,7 +536,6 @@ int main(int argc, char **argv)
     g_free(a);
     g_free(jobs);
     g_free(progress);
-    g_ptr_array_free(start_stamped.prefs, TRUE);
     ms_tshark_cleanup(&tshark);
     return status;
 }

@@ -1,7 +1,10 @@
 /* tshark_runner.c: one tshark per capture, its standard output read line by
  * line as it comes (never the whole capture as text), its standard error
  * kept in a temporary file and turned into a message when it failed; what
- * failed is told by tshark's exit status, not by its words.
+ * failed is told by tshark's exit status, not by its words (one exception:
+ * a plugin it could not load, which it reports and goes on without).
+ * Nothing else is asked of tshark: what the Wireshark it was built for has
+ * is known when the analyser is built.
  *
  * Plugins: tshark loads WIRESHARK_PLUGIN_DIR instead of the global plugin
  * folder, plus the user's personal folder, except when run as root, when it
@@ -27,9 +30,6 @@
 #endif
 
 #define ERR_DOMAIN g_quark_from_static_string("meterscope-tshark")
-
-static gboolean tshark_loads_plugin(const ms_tshark_t *t);
-static char *not_loaded(const ms_tshark_t *t);
 
 static char *global_plugin(void)
 {
@@ -161,63 +161,6 @@ static gboolean choose_plugin(ms_tshark_t *t, const char *plugin_path, GError **
     return ok;
 }
 
-/* Heuristics of newer Wiresharks that claim 6LoWPAN frames on 802.15.4
- * before 6LoWPAN sees them: 4.4's RF4CE network layer takes some decrypted
- * Thread frames (4.0 has no such heuristic and refuses the option). Each
- * one this tshark lists is switched off for the run, so every version
- * decodes the same frames the same way. */
-static const char *const thread_stealing_heuristics[] = { "rf4ce_nwk" };
-
-static gboolean find_stray_heuristics(ms_tshark_t *t, GError **err)
-{
-    const char *argv[] = { t->tshark, "-G", "heuristic-decodes", NULL };
-    char *out = NULL;
-    int status = 0;
-
-    t->heuristics_off = g_ptr_array_new_with_free_func(g_free);
-    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status,
-                      err))
-        return FALSE;
-    /* One heuristic a line. 4.0 prints table, protocol, enabled (and has no
-     * heuristic that takes Thread frames); 4.4 and 4.6 print table,
-     * protocol, enabled, default, the heuristic's short name (what
-     * --disable-heuristic takes), its description. */
-    char **lines = g_strsplit(out ? out : "", "\n", -1);
-    guint old_format = 0, new_format = 0;
-    for (guint i = 0; lines[i]; i++) {
-        char **cols = g_strsplit(lines[i], "\t", -1);
-        guint n = g_strv_length(cols);
-        old_format += n == 3;
-        new_format += n >= 5;
-        for (guint k = 0; n >= 5 && k < G_N_ELEMENTS(thread_stealing_heuristics); k++)
-            if (strcmp(cols[4], thread_stealing_heuristics[k]) == 0)
-                g_ptr_array_add(t->heuristics_off, g_strdup(cols[4]));
-        g_strfreev(cols);
-    }
-    g_strfreev(lines);
-    g_free(out);
-    /* The same listing tells 4.0, whose GeoIP preferences still exist. */
-    t->has_geoip_prefs = old_format && !new_format;
-    return TRUE;
-}
-
-/* tshark loads the private folder and then the personal one: with a
- * personal plugin, a chosen one that does not load is replaced by it in
- * silence, so tshark is asked first which one it loads. */
-static gboolean not_shadowed(const ms_tshark_t *t, GError **err)
-{
-    char *personal = personal_plugin();
-    gboolean shadowed = t->plugin_env_dir && g_file_test(personal, G_FILE_TEST_EXISTS);
-
-    g_free(personal);
-    if (!shadowed || tshark_loads_plugin(t))
-        return TRUE;
-    char *message = not_loaded(t);
-    g_set_error_literal(err, ERR_DOMAIN, 0, message);
-    g_free(message);
-    return FALSE;
-}
-
 gboolean ms_tshark_setup(ms_tshark_t *t, const char *tshark_path, const char *plugin_path,
                          const char *display_filter, GError **err)
 {
@@ -225,8 +168,7 @@ gboolean ms_tshark_setup(ms_tshark_t *t, const char *tshark_path, const char *pl
         t->prefs = g_ptr_array_new_with_free_func(g_free);
     t->two_pass = display_filter && *display_filter;
     t->tap = t->two_pass ? g_strdup_printf("meter,ota,tsv,%s", display_filter) : g_strdup("meter,ota,tsv");
-    return find_tshark(t, tshark_path, err) && choose_plugin(t, plugin_path, err) && not_shadowed(t, err) &&
-           find_stray_heuristics(t, err);
+    return find_tshark(t, tshark_path, err) && choose_plugin(t, plugin_path, err);
 }
 
 static void remove_tree(const char *dir)
@@ -254,8 +196,6 @@ void ms_tshark_cleanup(ms_tshark_t *t)
     g_free(t->tap);
     if (t->prefs)
         g_ptr_array_free(t->prefs, TRUE);
-    if (t->heuristics_off)
-        g_ptr_array_free(t->heuristics_off, TRUE);
     memset(t, 0, sizeof(*t));
 }
 
@@ -369,61 +309,22 @@ char *ms_tshark_errors(const char *path)
     return g_string_free(out, FALSE);
 }
 
-/* Where tshark loads the chosen plugin from: the private folder's link,
- * else the personal or (root) the global copy. */
-static char *loaded_path(const ms_tshark_t *t)
+/* tshark's own report that it could not load the plugin: every such line
+ * of its plugin loader (wsutil/plugins.c, 4.0 to 4.6) names the file as
+ * "plugin 'meterscope.so'", and only its "found in multiple directories"
+ * warning (noise, left out of errors) says that one copy did load. With a
+ * personal copy installed, tshark goes on in silence with that one when the
+ * chosen one fails, so this is what tells: after the run, not by a run of
+ * its own before. */
+static gboolean plugin_not_loaded(const char *errors)
 {
-    if (t->plugin_env_dir)
-        return g_build_filename(t->plugin_env_dir, WS_PLUGIN_VERSION, "epan", "meterscope.so", NULL);
-    return geteuid() == 0 ? global_plugin() : personal_plugin();
+    return strstr(errors, "plugin 'meterscope.so'") != NULL;
 }
 
-/* Whether this tshark, with the plugin folder of the runs, loads the chosen
- * plugin: its "-G plugins" report has one line per plugin, the file name
- * first and the path it was loaded from last (a line without a path, should
- * a version print none, counts by its name). Asked after a refused command
- * line, to tell a plugin that did not load (so "-z meter,ota,tsv" is
- * unknown) from a refused user option, and before the runs when a personal
- * plugin could stand in for the chosen one. */
-static gboolean tshark_loads_plugin(const ms_tshark_t *t)
-{
-    GSubprocessLauncher *l =
-        g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-    const char *argv[] = { t->tshark, "-G", "plugins", NULL };
-    char *out = NULL, *want = loaded_path(t);
-    gboolean loads = FALSE;
-
-    if (t->plugin_env_dir)
-        g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
-    GSubprocess *p = ms_children_spawn(l, argv, NULL);
-    if (p && g_subprocess_communicate_utf8(p, NULL, NULL, &out, NULL, NULL)) {
-        char **lines = g_strsplit(out ? out : "", "\n", -1);
-        for (guint i = 0; lines[i] && !loads; i++) {
-            char **cols = g_strsplit(lines[i], "\t", -1);
-            gboolean has_path = FALSE, at_path = FALSE;
-            for (guint k = 1; cols[0] && cols[k]; k++) {
-                const char *col = g_strstrip(cols[k]);
-                has_path |= col[0] == '/';
-                at_path |= strcmp(col, want) == 0;
-            }
-            loads = cols[0] && strcmp(g_strstrip(cols[0]), "meterscope.so") == 0 && (at_path || !has_path);
-            g_strfreev(cols);
-        }
-        g_strfreev(lines);
-    }
-    if (p)
-        ms_children_forget(p);
-    g_free(out);
-    g_free(want);
-    g_clear_object(&p);
-    g_object_unref(l);
-    return loads;
-}
-
-static char *not_loaded(const ms_tshark_t *t)
+static char *not_loaded(const ms_tshark_t *t, const char *errors)
 {
     return g_strdup_printf("tshark (%s) did not load the meterscope plugin %s: check that it was built for this "
-                           "tshark's version", t->tshark, t->plugin);
+                           "tshark's version (%s)", t->tshark, t->plugin, errors);
 }
 
 static gboolean is_crash(int sig)
@@ -460,6 +361,10 @@ static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int stat
         *message = died(file, term_sig, errors);
         return RUN_TSHARK_ERROR;
     }
+    if (plugin_not_loaded(errors)) {
+        *message = not_loaded(t, errors);
+        return RUN_TSHARK_ERROR;
+    }
     switch (status) {
     case TSHARK_READ_ERROR:
     case TSHARK_READ_ERROR_46:
@@ -468,10 +373,6 @@ static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int stat
                                     : cannot_open(file, errors);
         return RUN_INPUT_ERROR;
     case TSHARK_REFUSED_OPTION:
-        if (!out->header_seen && !tshark_loads_plugin(t)) {
-            *message = not_loaded(t);
-            return RUN_TSHARK_ERROR;
-        }
         *message = g_strdup(errors);
         return RUN_USAGE_ERROR;
     }
@@ -497,10 +398,6 @@ GPtrArray *ms_tshark_argv(const ms_tshark_t *t, const char *file, const char *co
     for (guint i = 0; i < t->prefs->len; i++) {
         g_ptr_array_add(argv, "-o");
         g_ptr_array_add(argv, g_ptr_array_index(t->prefs, i));
-    }
-    for (guint i = 0; t->heuristics_off && i < t->heuristics_off->len; i++) {
-        g_ptr_array_add(argv, "--disable-heuristic");
-        g_ptr_array_add(argv, g_ptr_array_index(t->heuristics_off, i));
     }
     /* With a filter, two passes: a frame's fields that only later frames
      * decide (meter.frag.incomplete, a retransmission's cause) are set in

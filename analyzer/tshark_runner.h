@@ -15,8 +15,6 @@ typedef struct {
     GPtrArray *prefs;            /* "-o" preference strings */
     char      *tap;              /* "meter,ota,tsv[,FILTER]" */
     gboolean   two_pass;      /* -2: a display filter sees fields that later frames set */
-    GPtrArray *heuristics_off;   /* stock heuristics this tshark has that take Thread frames */
-    gboolean   has_geoip_prefs;  /* ip.use_geoip and ipv6.use_geoip exist (4.0; obsolete, refused, from 4.4) */
 } ms_tshark_t;
 
 typedef enum { RUN_OK, RUN_INPUT_ERROR, RUN_USAGE_ERROR, RUN_TSHARK_ERROR } ms_run_status_t;

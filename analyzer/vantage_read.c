@@ -378,17 +378,16 @@ ms_run_status_t ms_vantage_read(const ms_tshark_t *t, ms_vantage_t *v, char **me
         g_ptr_array_add(argv, g_strdup(fixed[i]));
     /* GeoIP off: 4.0's MaxMind lookup of an IPv6 field crashes when its
      * resolver has no database (seen with -T fields and HOME unreadable);
-     * 4.4 and later refuse those preferences as obsolete. */
+     * 4.4 and later refuse those preferences as obsolete (4.2, not tried,
+     * is taken to be as 4.4). The Wireshark this is built for tells. */
+#if WS_HAS_GEOIP_PREFS
     const char *geoip_off[] = { "-o", "ip.use_geoip:FALSE", "-o", "ipv6.use_geoip:FALSE", NULL };
-    for (guint i = 0; t->has_geoip_prefs && geoip_off[i]; i++)
+    for (guint i = 0; geoip_off[i]; i++)
         g_ptr_array_add(argv, g_strdup(geoip_off[i]));
+#endif
     for (guint i = 0; i < t->prefs->len; i++) {
         g_ptr_array_add(argv, g_strdup("-o"));
         g_ptr_array_add(argv, g_strdup(g_ptr_array_index(t->prefs, i)));
-    }
-    for (guint i = 0; t->heuristics_off && i < t->heuristics_off->len; i++) {
-        g_ptr_array_add(argv, g_strdup("--disable-heuristic"));
-        g_ptr_array_add(argv, g_strdup(g_ptr_array_index(t->heuristics_off, i)));
     }
     const char *fields[] = { "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,",
                              "-E", "quote=n", NULL };

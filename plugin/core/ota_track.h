@@ -310,6 +310,19 @@ ota_copy_result_t *ota_track_message(ota_track_t *t, ota_frame_t *f, guint32 fra
  * starts): on the first pass the request was not known to be part of it.
  * NULL when it did not. */
 const ota_copy_result_t *ota_track_joined_request(const coap_exchange_t *ex, guint32 frame);
+/* One read whatever the stamps (ota_track.c, "one read"): until the ACK
+ * gaps tell what they mark, a copy of the tracker reads the frames as if
+ * stamped at their start, and takes over if they were. Right after the
+ * ota_track_frame_done() or ota_track_finalize() where it did,
+ * ota_track_rebound() is TRUE: the records the caller keeps of the frames read so far name
+ * exchanges and results of the tracker as it was, and notes it made;
+ * ota_track_counterpart() gives each exchange or result the one that took
+ * its place (itself if none did), ota_track_counterpart_note() a frame's
+ * note (0: none), until ota_track_rebind_done() (or the next frame). */
+gboolean         ota_track_rebound(const ota_track_t *t);
+void             ota_track_rebind_done(ota_track_t *t);
+gconstpointer    ota_track_counterpart(const ota_track_t *t, gconstpointer mine);
+ota_link_note_t  ota_track_counterpart_note(const ota_track_t *t, guint32 frame);
 const ota_capture_counts_t *ota_track_counts(const ota_track_t *t);
 const ota_time_base_t *ota_track_time_base(const ota_track_t *t);
 /* The user says what the stamps mark: no reading from the gaps. */

@@ -33,6 +33,13 @@ typedef bool meter_pref_bool_t;
 typedef gboolean meter_pref_bool_t;
 #endif
 
+/* A wmem callback says whether to stay registered: a C bool from 4.4 on. */
+#if METER_WS_AT_LEAST(4, 4)
+typedef bool meter_wmem_cb_result_t;
+#else
+typedef gboolean meter_wmem_cb_result_t;
+#endif
+
 /* A frame's named data source (the 802.15.4 decrypted payload, say):
  * 4.6 removed get_data_source_tvb_by_name. NULL when there is none. */
 static inline tvbuff_t *meter_data_source_tvb(packet_info *pinfo, const char *name)

@@ -96,9 +96,27 @@ double meter_session_stall_seconds(const meter_session_t *s _U_)
     return pref_stall_s;
 }
 
+static meter_frame_fn rebind_record;
+
+/* The tracker's start copy took over: every record so far is rebound. */
+static void follow_tracker(meter_session_t *s)
+{
+    if (!ota_track_rebound(s->tracker))
+        return;
+    for (guint c = 0; c < s->frames->len; c++) {
+        GArray *chunk = (GArray *)g_ptr_array_index(s->frames, c);
+        for (guint i = 0; i < chunk->len; i++) {
+            frame_record_t *r = &g_array_index(chunk, frame_record_t, i);
+            rebind_record(r->num, r->kind, &r->record, s->tracker);
+        }
+    }
+    ota_track_rebind_done(s->tracker);
+}
+
 void meter_session_finalize(meter_session_t *s)
 {
     ota_track_finalize(s->tracker, meter_session_stall_seconds(s));
+    follow_tracker(s);
 }
 
 /* Where num is or would go within a chunk. */
@@ -165,8 +183,14 @@ void meter_session_set_frame(meter_session_t *s, guint32 num, guint32 kind, mete
         g_array_insert_val(chunk, i, r);
 }
 
-void meter_session_register(void)
+void meter_session_frame_read(meter_session_t *s)
 {
+    follow_tracker(s);
+}
+
+void meter_session_register(meter_frame_fn rebind)
+{
+    rebind_record = rebind;
     prefs_register_uint_preference(meter_module, "ota.stall_seconds", "Stall threshold (s)",
         "A transfer with no message for longer than this gets a stall expert info", 10, &pref_stall_s);
     prefs_register_enum_preference(meter_module, "ota.timestamps", "Timestamps mark",

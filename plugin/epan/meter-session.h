@@ -14,9 +14,14 @@
 
 typedef struct meter_session meter_session_t;
 
+typedef union meter_frame_record meter_frame_record_t;
+typedef void (*meter_frame_fn)(guint32 num, guint32 kind, meter_frame_record_t *record, void *data);
+
 /* Preferences (meter.ota.stall_seconds, meter.ota.timestamps) and the
- * per-file life cycle. */
-void meter_session_register(void);
+ * per-file life cycle. rebind is the hook's: it gives a record the
+ * tracker's counterparts of what it names once the tracker's start copy
+ * took over (core/ota_track.h); data is the tracker. */
+void meter_session_register(meter_frame_fn rebind);
 
 /* The session of the file being read, made on first use. The hook passes it
  * on; taps, whose draw callbacks get no packet, ask for it here. */
@@ -36,14 +41,17 @@ void             meter_session_finalize(meter_session_t *s);
 
 /* The hook's record of a frame: a pointer, or a value that needs no
  * allocation; its kind, as the hook said, tells which. */
-typedef union {
+union meter_frame_record {
     gpointer ptr;
     guint64  value;
-} meter_frame_record_t;
+};
 /* FALSE: the frame has none (most frames have none). */
 gboolean         meter_session_frame(const meter_session_t *s, guint32 num, guint32 *kind,
                                      meter_frame_record_t *record);
 void             meter_session_set_frame(meter_session_t *s, guint32 num, guint32 kind,
                                          meter_frame_record_t record);
+/* After the tracker took a frame (ota_track_frame_done): the records kept
+ * so far follow the tracker when its start copy took over. */
+void             meter_session_frame_read(meter_session_t *s);
 
 #endif

@@ -482,6 +482,43 @@ static void note_ack(meter_session_t *session, guint32 acked, guint32 ack_frame)
     }
 }
 
+/* What later passes need of a frame read now: a record, if it has
+ * something for them. */
+static void keep_record(meter_session_t *session, guint32 num, guint32 acked, ota_link_note_t note,
+                        const msg_result_t *msg, guint n)
+{
+    if (acked)
+        note_ack(session, acked, num);
+    if (!n) {
+        if (note)
+            meter_session_set_frame(session, num, FRAME_LINK_ONLY, (meter_frame_record_t){ .value = note });
+        return;
+    }
+    frame_msgs_t *fm = (frame_msgs_t *)wmem_alloc(wmem_file_scope(), sizeof(frame_msgs_t) + n * sizeof(msg_result_t));
+    fm->link = note;
+    fm->n = n;
+    memcpy(fm->msg, msg, n * sizeof(msg_result_t));
+    meter_session_set_frame(session, num, FRAME_MSGS, (meter_frame_record_t){ .ptr = fm });
+}
+
+/* The tracker's start copy took over (core/ota_track.h): the records of
+ * the frames read so far take its exchanges, results and notes. */
+static void rebind_record(guint32 num, guint32 kind, meter_frame_record_t *record, void *data)
+{
+    const ota_track_t *tracker = (const ota_track_t *)data;
+
+    if (kind == FRAME_LINK_ONLY) {
+        record->value = ota_track_counterpart_note(tracker, num);
+        return;
+    }
+    frame_msgs_t *fm = (frame_msgs_t *)record->ptr;
+    fm->link = ota_track_counterpart_note(tracker, num);
+    for (guint i = 0; i < fm->n; i++) {
+        fm->msg[i].exchange = (coap_exchange_t *)ota_track_counterpart(tracker, fm->msg[i].exchange);
+        fm->msg[i].ota = (ota_copy_result_t *)ota_track_counterpart(tracker, fm->msg[i].ota);
+    }
+}
+
 /* First pass: the frame's link facts and the CoAP messages CoAP handed on;
  * a record is kept only for a frame that has something for later passes. */
 static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
@@ -532,18 +569,8 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
     ota_link_note_t note = link ? ota_track_frame_done(tracker, link) : 0;
     if (!pref_frame_records)
         return;
-    if (acked)
-        note_ack(session, acked, pinfo->num);
-    if (!n) {
-        if (note)
-            meter_session_set_frame(session, pinfo->num, FRAME_LINK_ONLY, (meter_frame_record_t){ .value = note });
-        return;
-    }
-    frame_msgs_t *fm = (frame_msgs_t *)wmem_alloc(wmem_file_scope(), sizeof(frame_msgs_t) + n * sizeof(msg_result_t));
-    fm->link = note;
-    fm->n = n;
-    memcpy(fm->msg, msg, n * sizeof(msg_result_t));
-    meter_session_set_frame(session, pinfo->num, FRAME_MSGS, (meter_frame_record_t){ .ptr = fm });
+    keep_record(session, pinfo->num, acked, note, msg, n);
+    meter_session_frame_read(session);
 }
 
 static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -632,7 +659,7 @@ void proto_register_meter(void)
     proto_register_meter_ota();
     proto_register_meter_time();
     proto_register_meter_vantage();
-    meter_session_register();
+    meter_session_register(rebind_record);
     proto_register_meter_stats();
     proto_register_meter_stats_table();
     proto_register_meter_events();

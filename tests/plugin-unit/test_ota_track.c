@@ -505,6 +505,127 @@ static void test_time_base(void)
     fx_done(&fx);
 }
 
+/* ================= one read: what the stamps mark, told within the pass ================= */
+
+/* gap_us after a frame's stamp its ACK: DATA_AIR_US + 192 fits stamps at
+ * each frame's start, and nothing else here. Every frame is done with, as
+ * the plugin does. */
+static void told_hop(fx_t *fx, gint64 us, ota_addr_t src, ota_addr_t dst, const meter_coap_t *m, gint64 gap_us)
+{
+    guint8 seq = fx->seq[src & 3]++;
+    ota_frame_t *f = data_frame(fx, us, src, dst, seq);
+    lowpan_view_t lv = lv_whole(m);
+    gboolean up = meter_coap_is_request(m);
+
+    ota_track_lowpan(fx->t, f, &lv);
+    message(fx, f, us, up ? M_IP : G_IP, up ? G_IP : M_IP, m);
+    ota_track_frame_done(fx->t, f);
+    ota_track_frame_done(fx->t, ack_frame(fx, us + gap_us, seq));
+}
+
+/* A download of n blocks, its ACKs gap_us after their frames, the first
+ * one's gap first_gap_us. */
+static void told_download(fx_t *fx, guint n, gint64 first_gap_us, gint64 gap_us)
+{
+    gint64 us = SEC;
+
+    for (guint b = 0; b < n; b++, us += 300 * MS) {
+        meter_coap_t rq = req_b2(fx, (guint16)(100 + b), b, 4);
+        told_hop(fx, us, M_LINK, G_LINK, &rq, b ? gap_us : first_gap_us);
+        meter_coap_t rs = resp_b2(fx, (guint16)(100 + b), b, b + 1 < n, 4, 256);
+        told_hop(fx, us + 40 * MS, G_LINK, M_LINK, &rs, gap_us);
+    }
+}
+
+/* The transfer's T record as -z meter,ota,tsv prints it. */
+static char *told_record(fx_t *fx)
+{
+    GString *out = g_string_new(NULL);
+
+    meter_record_write(out, &meter_transfer_schema, finalize(fx, 1));
+    return g_string_free(out, FALSE);
+}
+
+#define START_GAP_US (DATA_AIR_US + 192)
+
+/* Stamps at each frame's start, told only by the ACK after the first
+ * request: the record is the one of a tracker told start from the first
+ * frame, byte for byte, whether the gaps told it firmly (many pairs) or
+ * only by the end of the capture (two pairs). */
+static void test_one_read_start(void)
+{
+    static const guint blocks[] = { 6, 1 };
+
+    for (guint i = 0; i < G_N_ELEMENTS(blocks); i++) {
+        fx_t told, fixed;
+        fx_init(&told);
+        fx_init(&fixed);
+        ota_track_fix_time_base(fixed.t, OTA_STAMP_START);
+        told_download(&told, blocks[i], START_GAP_US, START_GAP_US);
+        told_download(&fixed, blocks[i], START_GAP_US, START_GAP_US);
+        char *a = told_record(&told), *b = told_record(&fixed);
+        g_assert_cmpstr(a, ==, b);
+        g_assert_cmpint(ota_track_time_base(told.t)->kind, ==, OTA_STAMP_START);
+        g_assert_cmpuint(ota_track_time_base(told.t)->early_messages, ==, 0);
+        /* The first request was timed at its end, not at its stamp. */
+        g_assert_cmpint(ota_track_transfer(told.t, 1)->first_us, ==, SEC + DATA_AIR_US);
+        g_free(a);
+        g_free(b);
+        fx_done(&told);
+        fx_done(&fixed);
+    }
+}
+
+/* The records a caller kept of the frames before the start copy took over
+ * name the tracker's old exchanges and results: each has a counterpart in
+ * the tracker that took over, with the times a start-told pass gives. */
+static void test_one_read_rebind(void)
+{
+    fx_t fx;
+    fx_init(&fx);
+    meter_coap_t rq = req_b2(&fx, 100, 0, 4);
+    ota_frame_t *f = data_frame(&fx, SEC, M_LINK, G_LINK, 1);
+    lowpan_view_t lv = lv_whole(&rq);
+    ota_track_lowpan(fx.t, f, &lv);
+    ota_copy_result_t *mine = message(&fx, f, SEC, M_IP, G_IP, &rq);
+    guint32 first = f->frame;
+    g_assert_cmpuint(ota_track_frame_done(fx.t, f), !=, 0);
+    g_assert_false(ota_track_rebound(fx.t));
+    /* Eight pairs that fit start: firm. */
+    gboolean rebound = FALSE;
+    for (guint i = 0; i < 8 && !rebound; i++) {
+        ota_frame_t *k = ack_frame(&fx, SEC + i * 100 * MS + START_GAP_US, (guint8)(1 + i));
+        ota_track_frame_done(fx.t, k);
+        rebound = ota_track_rebound(fx.t);
+        if (!rebound)
+            ota_track_frame_done(fx.t, data_frame(&fx, SEC + (i + 1) * 100 * MS, M_LINK, G_LINK, (guint8)(2 + i)));
+    }
+    g_assert_true(rebound);
+    const ota_copy_result_t *theirs = ota_track_counterpart(fx.t, mine);
+    g_assert_true(theirs != mine);
+    g_assert_cmpint(theirs->msg->rounds.at[0].first_us, ==, SEC + DATA_AIR_US);
+    g_assert_cmpint(mine->msg->rounds.at[0].first_us, ==, SEC);
+    g_assert_true(ota_track_counterpart(fx.t, &fx) == (gconstpointer)&fx);   /* not the tracker's: itself */
+    g_assert_cmpuint(ota_track_counterpart_note(fx.t, first), !=, 0);
+    ota_track_rebind_done(fx.t);
+    g_assert_false(ota_track_rebound(fx.t));
+    fx_done(&fx);
+}
+
+/* A host's stamps whose first gap happens to fit start: most later ones
+ * fit nothing, the gaps tell host, and the first request keeps its stamp
+ * (the start copy went, it did not take over). */
+static void test_one_read_host_by_chance(void)
+{
+    fx_t fx;
+    fx_init(&fx);
+    told_download(&fx, 4, START_GAP_US, 2600);
+    g_assert_cmpint(ota_track_time_base(fx.t)->kind, ==, OTA_STAMP_HOST);
+    g_assert_cmpint(finalize(&fx, 1)->first_frame, ==, 1);
+    g_assert_cmpint(ota_track_transfer(fx.t, 1)->first_us, ==, SEC);
+    fx_done(&fx);
+}
+
 /* ================= datagram copies ================= */
 
 /* FRAG1 + FRAGNs in any order complete a copy; duplicates and retries of a
@@ -1978,6 +2099,9 @@ int main(int argc, char **argv)
     g_test_add_func("/ota_track/records_let_go", test_records_let_go);
     g_test_add_func("/ota_track/ack_matching", test_ack_matching);
     g_test_add_func("/ota_track/time_base", test_time_base);
+    g_test_add_func("/ota_track/one_read_start", test_one_read_start);
+    g_test_add_func("/ota_track/one_read_rebind", test_one_read_rebind);
+    g_test_add_func("/ota_track/one_read_host_by_chance", test_one_read_host_by_chance);
     g_test_add_func("/ota_track/fragments_any_order", test_fragments_any_order);
     g_test_add_func("/ota_track/fragments_incomplete", test_fragments_incomplete);
     g_test_add_func("/ota_track/fragment_gap_after_frag1", test_fragment_gap_after_frag1);
