@@ -407,8 +407,7 @@ static gboolean start_part(live_t *lv, const ms_tshark_t *t, const GPtrArray *ar
 {
     GSubprocessLauncher *l = launcher(G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, errpath);
 
-    if (t->plugin_env_dir)
-        g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
+    ms_tshark_environment(t, l);
     part->tshark = ms_children_spawn(l, (const char *const *)argv->pdata, err);
     g_object_unref(l);
     if (!part->tshark)

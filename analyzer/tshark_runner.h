@@ -11,7 +11,9 @@
 typedef struct {
     char      *tshark;           /* the program */
     char      *plugin;           /* the meterscope.so tshark will load */
+    char      *run_dir;          /* the runs' own folder (tshark_runner.c); NULL as root */
     char      *plugin_env_dir;   /* WIRESHARK_PLUGIN_DIR for it; NULL: tshark finds it itself */
+    char      *data_env_dir;     /* WIRESHARK_DATA_DIR: an empty folder; NULL as root */
     GPtrArray *prefs;            /* "-o" preference strings */
     char      *tap;              /* "meter,ota,tsv[,FILTER]" */
     gboolean   two_pass;      /* -2: a display filter sees fields that later frames set */
@@ -25,6 +27,10 @@ typedef enum { RUN_OK, RUN_INPUT_ERROR, RUN_USAGE_ERROR, RUN_TSHARK_ERROR } ms_r
 gboolean ms_tshark_setup(ms_tshark_t *t, const char *tshark_path, const char *plugin_path,
                          const char *display_filter, GError **err);
 void     ms_tshark_cleanup(ms_tshark_t *t);
+
+/* Every tshark the analyser starts gets this environment: its plugin and
+ * data folders (tshark_runner.c). */
+void     ms_tshark_environment(const ms_tshark_t *t, GSubprocessLauncher *l);
 
 /* Checks that file is a readable pcap or pcapng capture; *message says why not. */
 gboolean ms_capture_file_ok(const char *file, char **message);

@@ -371,8 +371,7 @@ ms_run_status_t ms_vantage_read(const ms_tshark_t *t, ms_vantage_t *v, char **me
         goto out;
     close(errfd);
     g_subprocess_launcher_set_stderr_file_path(l, errpath);
-    if (t->plugin_env_dir)
-        g_subprocess_launcher_setenv(l, "WIRESHARK_PLUGIN_DIR", t->plugin_env_dir, TRUE);
+    ms_tshark_environment(t, l);
     const char *fixed[] = { t->tshark, "-n", "-r", v->file, "-o", "wpan.802154_ack_tracking:TRUE", NULL };
     for (guint i = 0; fixed[i]; i++)
         g_ptr_array_add(argv, g_strdup(fixed[i]));

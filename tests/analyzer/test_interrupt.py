@@ -9,7 +9,7 @@ analyser is reading it (looked for in /proc, never guessed by a sleep):
   names the signal; every process it had started is gone when it exits (the
   ones seen before the signal, each known by its pid and start time) and it
   starts no new one after the signal; its private TMPDIR is empty again (no
-  meterscope-plugins-* folder, no meterscope-tshark-*.err); the -o file that
+  meterscope-* folder, no meterscope-tshark-*.err); the -o file that
   was there before is byte for byte what it was, and nothing is on stdout.
 - SIGKILL or SIGSEGV to that tshark (one capture): meterscope says that
   tshark was killed or crashed, with the signal, exits 3 (a tshark problem),

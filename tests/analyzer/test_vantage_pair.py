@@ -205,7 +205,7 @@ def refusals(a, sim):
         r = a.run(prefs + args, timeout=300)
         check(r.returncode == code and words in r.stderr and not r.stdout,
               "%s: exit %d (got %d), says '%s' (%s)" % (what, code, r.returncode, words, r.stderr.strip()[:200]))
-    leftovers = [f for f in os.listdir(a.tmp) if f.startswith("meterscope-tshark-") or f.startswith("meterscope-plugins-")]
+    leftovers = [f for f in os.listdir(a.tmp) if f.startswith("meterscope-")]
     check(not leftovers, "no temporaries left (%s)" % leftovers)
 
 
