@@ -8,9 +8,11 @@
 
 #include <epan/tvbuff.h>
 
-/* FNV-1a over the captured bytes of tvb, from seed (0: the standard basis).
+/* A hash of the captured bytes of tvb, from seed (0: a fixed basis).
  * Never 0, which the tracker reads as "no fingerprint". */
 guint64 frame_hash_tvb(tvbuff_t *tvb, guint64 seed);
+/* h (0: the basis) with n bytes folded in, the same way. */
+guint64 frame_hash_bytes(guint64 h, const void *bytes, guint n);
 /* h with v folded in, the same way. */
 guint64 frame_hash_u64(guint64 h, guint64 v);
 

@@ -16,6 +16,11 @@ extern module_t *meter_module;   /* preferences "meter.*" */
 
 /* Registers the protocol and its preferences module: first, before any part. */
 void meter_proto_register(void);
+/* Whether a stock dissector of this filter name ("wpan", "6lowpan")
+ * dissected part of the frame so far: proto_is_frame_protocol() by the
+ * protocol's id, without a string compare per layer (it runs on every frame). */
+int      meter_proto_id(const char *filter_name);
+gboolean meter_frame_has(packet_info *pinfo, int proto_id);
 
 /* p_add_proto_data keys under proto_meter, one range per part, all here so
  * that no two parts share one. */

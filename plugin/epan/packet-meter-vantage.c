@@ -16,6 +16,7 @@ static int hf_vantage = -1, hf_vantage_other = -1, hf_vantage_delta = -1, hf_van
 static gint ett_vantage = -1;
 static vantage_map_t *map;
 static gboolean radio_seen;     /* the file has shown an 802.15.4 frame (first pass, so far) */
+static int proto_wpan = -1;
 
 static const value_string vantage_names[] = {
     { VANTAGE_RADIO, "radio (IEEE 802.15.4)" },
@@ -27,6 +28,7 @@ static void vantage_init(void)
 {
     map = vantage_map_new();
     radio_seen = FALSE;
+    proto_wpan = meter_proto_id("wpan");
 }
 
 static void vantage_cleanup(void)
@@ -52,19 +54,13 @@ static guint64 message_key(tvbuff_t *msg, packet_info *pinfo)
 {
     guint64 h = frame_hash_u64(frame_hash_tvb(msg, 0), (guint64)pinfo->srcport << 16 | pinfo->destport);
     if (pinfo->src.type == AT_IPv6 && pinfo->dst.type == AT_IPv6)
-        for (int i = 0; i < 16; i++)
-            h = frame_hash_u64(h, (guint64)((const guint8 *)pinfo->src.data)[i] << 8 |
-                                  ((const guint8 *)pinfo->dst.data)[i]);
+        h = frame_hash_bytes(frame_hash_bytes(h, pinfo->src.data, 16), pinfo->dst.data, 16);
     return h;
 }
 
 static guint64 address_hash(const address *a)
 {
-    guint64 h = frame_hash_u64(0, (guint64)a->type);
-
-    for (int i = 0; i < a->len; i++)
-        h = frame_hash_u64(h, ((const guint8 *)a->data)[i]);
-    return h;
+    return frame_hash_bytes(frame_hash_u64(0, (guint64)a->type), a->data, a->len > 0 ? (guint)a->len : 0);
 }
 
 static void add_relative(proto_tree *t, int hf, tvbuff_t *tvb, gint64 us)
@@ -88,7 +84,7 @@ void meter_vantage_message(tvbuff_t *ds_tvb, gint start, gint length, guint inde
         return;
     if (!PINFO_FD_VISITED(pinfo)) {
         tvbuff_t *msg = tvb_new_subset_length(ds_tvb, start, length);
-        kind = proto_is_frame_protocol(pinfo->layers, "wpan") ? VANTAGE_RADIO : VANTAGE_IP;
+        kind = meter_frame_has(pinfo, proto_wpan) ? VANTAGE_RADIO : VANTAGE_IP;
         /* CoAP's code, the second byte: 0.01-0.31 are requests. */
         guint8 code = length >= 2 ? tvb_get_uint8(msg, 1) : 0;
         vantage_note(map, message_key(msg, pinfo), kind, address_hash(&pinfo->src), address_hash(&pinfo->dst),
@@ -107,7 +103,7 @@ void meter_vantage_message(tvbuff_t *ds_tvb, gint start, gint length, guint inde
 
 gboolean meter_vantage_second_copy(packet_info *pinfo)
 {
-    gboolean radio = proto_is_frame_protocol(pinfo->layers, "wpan");
+    gboolean radio = meter_frame_has(pinfo, proto_wpan);
 
     radio_seen |= radio;
     return radio_seen && !radio;

@@ -187,16 +187,21 @@ static meter_ctx_t decoder_context(packet_info *pinfo, const msg_result_t *r, co
     return ctx;
 }
 
+/* The message's Meter items and its payload's decoder; m is the message
+ * at r's place in ds_tvb, read already (NULL: read it here). */
 static void dissect_message(meter_session_t *session, packet_info *pinfo, proto_tree *tree, tvbuff_t *ds_tvb,
-                            const msg_result_t *r)
+                            const msg_result_t *r, const meter_coap_t *read)
 {
     meter_coap_t m;
     proto_tree *mtree = NULL;
 
     const ota_copy_result_t *also = second_transfer(r, pinfo);
 
-    if ((r->resource == METER_RES_OTHER && !r->transfer_id && !also) ||
-        !coap_view_parse(ds_tvb, r->start, r->length, pinfo->pool, &m))
+    if (r->resource == METER_RES_OTHER && !r->transfer_id && !also)
+        return;
+    if (read)
+        m = *read;
+    else if (!coap_view_parse(ds_tvb, r->start, r->length, pinfo->pool, &m))
         return;
     m.path = msg_path(r);
     add_meter_items(tree, ds_tvb, r->start, r->length, r, &mtree, pinfo);
@@ -326,7 +331,7 @@ static gboolean is_coap_port(guint16 port)
 /* Whether stock 802.15.4 handed the frame's payload to a protocol: a
  * secured payload it could not decrypt (no key, or the MIC failed with a
  * wrong one) goes to "data", and garbage may still parse as 6LoWPAN here. */
-static int proto_wpan = -1, proto_data = -1;
+static int proto_wpan = -1, proto_data = -1, proto_6lowpan = -1;
 
 static gboolean wpan_payload_dissected(packet_info *pinfo)
 {
@@ -354,8 +359,9 @@ static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gbo
     ota_frame_t *f;
 
     /* The same record at the same raw stamp is the same frame captured twice. */
+    guint64 record_hash = frame ? frame_hash_tvb(frame, 0) : 0;
     if (frame)
-        in.fingerprint = frame_hash_u64(frame_hash_u64(frame_hash_tvb(frame, 0), (guint64)pinfo->abs_ts.secs),
+        in.fingerprint = frame_hash_u64(frame_hash_u64(record_hash, (guint64)pinfo->abs_ts.secs),
                                         (guint64)pinfo->abs_ts.nsecs);
     if (!psdu || !wpan_view_parse(psdu, has_fcs, &wv))
         /* No 802.15.4 (the gateway's Ethernet): the messages still need a frame. */
@@ -370,7 +376,10 @@ static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gbo
     in.ack_request = wv.ack_request;
     in.src = wv.src;
     in.dst = wv.dst;
-    in.content_hash = frame_hash_tvb(psdu, 0);
+    /* The PSDU is often the whole record (link types 195 and 230): hashed once. */
+    gboolean whole_record = tvb_raw_offset(psdu) == tvb_raw_offset(frame) &&
+                            tvb_captured_length(psdu) == tvb_captured_length(frame);
+    in.content_hash = whole_record ? record_hash : frame_hash_tvb(psdu, 0);
     tvbuff_t *payload = NULL;
     if (wv.frame_type == WPAN_FRAME_DATA)
         payload = wv.security ? meter_data_source_tvb(pinfo, "Decrypted IEEE 802.15.4 payload")
@@ -378,7 +387,7 @@ static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gbo
     lowpan_view_t lv;
     /* Only what 802.15.4 handed to 6LoWPAN is a datagram: other traffic on
      * the channel (Zigbee, a MAC of its own) reads as garbage headers. */
-    gboolean has_lowpan = payload && proto_is_frame_protocol(pinfo->layers, "6lowpan") &&
+    gboolean has_lowpan = payload && meter_frame_has(pinfo, proto_6lowpan) &&
                           lowpan_view_parse(payload, 0, (gint)tvb_captured_length(payload), is_coap_port,
                                            &lv);
     /* Secured data frames tell whether the key worked: the 802.15.4
@@ -538,8 +547,10 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
     for (guint i = 0; fs && i < fs->n_coap && n < MAX_MSGS_PER_FRAME; i++) {
         tvbuff_t *msg_tvb = fs->coap[i];
         tvbuff_t *ds_tvb = tvb_get_ds_tvb(msg_tvb);
+        gint start = tvb_raw_offset(msg_tvb) - tvb_raw_offset(ds_tvb), length = (gint)tvb_captured_length(msg_tvb);
         meter_coap_t m;
-        if (!coap_view_parse(msg_tvb, 0, (gint)tvb_captured_length(msg_tvb), pinfo->pool, &m))
+        /* Read where later passes read it: in its data source. */
+        if (!coap_view_parse(ds_tvb, start, length, pinfo->pool, &m))
             continue;
         const char *src = coap_endpoint_key(pinfo->pool, &pinfo->src, pinfo->srcport);
         const char *dst = coap_endpoint_key(pinfo->pool, &pinfo->dst, pinfo->destport);
@@ -547,15 +558,17 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
         resolve_first_pass(pinfo, tracker, &m, src, dst, now_us, r);
         r->ds_index = (guint8)MIN(data_source_index(pinfo, ds_tvb), G_MAXUINT8);
         r->ds_length = tvb_captured_length(ds_tvb);
-        r->start = tvb_raw_offset(msg_tvb) - tvb_raw_offset(ds_tvb);
-        r->length = (gint)tvb_captured_length(msg_tvb);
+        r->start = start;
+        r->length = length;
         if (r->transfer_id && !second_copy) {
             m.path = msg_path(r);
             ota_image_hints_t hints = image_hints(tracker, pinfo, r, &m);
             r->ota = ota_track_message(tracker, link, pinfo->num, now_us, src, r->exchange, &m, &hints);
         }
-        dissect_message(session, pinfo, tree, ds_tvb, r);
-        meter_vantage_message(ds_tvb, r->start, r->length, n - 1, pinfo, tree);
+        dissect_message(session, pinfo, tree, ds_tvb, r, &m);
+        /* Its copy at the other vantage point: only for a pass that shows it. */
+        if (tree || pref_frame_records)
+            meter_vantage_message(ds_tvb, r->start, r->length, n - 1, pinfo, tree);
     }
     meter_time_show(tvb, pinfo, tree, meter_session_clock(session));
     ota_link_view_t view;
@@ -607,7 +620,7 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
     for (guint i = 0; i < fm->n; i++) {
         tvbuff_t *ds = data_source_at(pinfo, fm->msg[i].ds_index, fm->msg[i].ds_length);
         if (ds) {
-            dissect_message(session, pinfo, tree, ds, &fm->msg[i]);
+            dissect_message(session, pinfo, tree, ds, &fm->msg[i], NULL);
             meter_vantage_message(ds, fm->msg[i].start, fm->msg[i].length, i, pinfo, tree);
         }
     }
@@ -686,5 +699,6 @@ void proto_reg_handoff_meter(void)
     udp_port_table = find_dissector_table("udp.port");
     proto_wpan = proto_get_id_by_filter_name("wpan");
     proto_data = proto_get_id_by_filter_name("data");
+    proto_6lowpan = meter_proto_id("6lowpan");
     proto_reg_handoff_meter_fw();
 }
