@@ -2258,22 +2258,24 @@ static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, gint64 wait
     return TRUE;
 }
 
-/* Where a transfer's frames lie in the air log: its entries are
- * by_transfer[first .. first + n), in log order. */
+/* Where a transfer's frames lie in the air log. */
 typedef struct {
-    guint32 first, n;
+    guint32 first, last, n;
     guint32 untied;     /* frames of copies tied to no message, while its meter went on */
 } air_range_t;
 
-/* A transfer's frames on the air as spans (gint64 pairs). */
-static GArray *transfer_air_spans(const ota_track_t *t, const guint32 *by_transfer, const air_range_t *r)
+/* A transfer's frames on the air as spans (gint64 pairs). Concurrent
+ * transfers interleave in the log: each entry's transfer is told by its
+ * copy's slot (slot_of, slot + 1 by copy), read from a compact array. */
+static GArray *transfer_air_spans(const ota_track_t *t, const guint32 *slot_of, guint32 slot, const air_range_t *r)
 {
     GArray *spans = g_array_sized_new(FALSE, FALSE, 2 * sizeof(gint64), r->n);
 
-    for (guint32 k = 0; k < r->n; k++) {
-        const ota_air_t *a = (const ota_air_t *)chunk_array_index(t->air, by_transfer[r->first + k]);
+    for (guint32 i = r->first; r->n && i <= r->last; i++) {
+        const ota_air_t *a = (const ota_air_t *)chunk_array_index(t->air, i);
         gint64 span[2] = { a->end_us - a->dur_us, a->end_us };
-        g_array_append_vals(spans, span, 1);
+        if (slot_of[a->copy_index] == slot + 1)
+            g_array_append_vals(spans, span, 1);
     }
     return spans;
 }
@@ -2547,13 +2549,11 @@ static void finalize(ota_track_t *t, double stall_s)
             append_to(tmp, polls_by_xfer, c->msg->xfer, &wait);
     }
     /* Each transfer's frames on the air, through the copies they carried:
-     * the log's entries sorted by transfer (a counting sort: concurrent
-     * transfers interleave in the log), so that each transfer's spans are
-     * made from its own entries alone, one transfer's at a time. */
+     * where in the log they lie and how many there are, so that only one
+     * transfer's spans exist at a time, each in just its room. */
     guint nx = wmem_array_get_count(t->xfer_list);
     guint32 n_air = chunk_array_count(t->air);
     air_range_t *air_at = g_new0(air_range_t, nx + 1);
-    guint32 *by_transfer = g_new(guint32, n_air + 1);
     /* Each copy's transfer slot + 1 (0: tied to no message), read in order
      * once rather than through each copy for every one of its frames. */
     guint32 n_copies = chunk_array_count(t->copy_list);
@@ -2574,21 +2574,11 @@ static void finalize(ota_track_t *t, double stall_s)
                 air_at[x->slot].untied++;
             continue;
         }
-        air_at[slot_of[a->copy_index] - 1].n++;
+        air_range_t *r = &air_at[slot_of[a->copy_index] - 1];
+        if (!r->n++)
+            r->first = i;
+        r->last = i;
     }
-    for (guint i = 0, at = 0; i < nx; i++) {
-        air_at[i].first = at;
-        at += air_at[i].n;
-        air_at[i].n = 0;
-    }
-    for (guint32 i = 0; i < n_air; i++) {
-        guint32 slot = slot_of[((const ota_air_t *)chunk_array_index(t->air, i))->copy_index];
-        if (slot) {
-            air_range_t *r = &air_at[slot - 1];
-            by_transfer[r->first + r->n++] = i;
-        }
-    }
-    g_free(slot_of);
     for (guint i = 0; i < wmem_array_get_count(t->xfer_list); i++) {
         ota_transfer_t *x = *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
         gint64 late_delay = late_answer_delay(x);
@@ -2598,14 +2588,14 @@ static void finalize(ota_track_t *t, double stall_s)
                 mark_spurious(t, o, late_delay);
         }
         estimate_missed(t, x, air_at[i].n + air_at[i].untied);
-        GArray *air_spans = transfer_air_spans(t, by_transfer, &air_at[i]);
+        GArray *air_spans = transfer_air_spans(t, slot_of, i, &air_at[i]);
         finalize_transfer(t, x, air_spans, (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), stall_s);
         g_array_free(air_spans, TRUE);
         wmem_array_t *d1 = (wmem_array_t *)wmem_map_lookup(frag1_by_xfer, x);
         x->rec.frag1_block_bytes = d1 ? floor(quantile_s(d1, 0.5) * 1e6 + 0.5) : -1;
     }
     g_free(air_at);
-    g_free(by_transfer);
+    g_free(slot_of);
     wmem_destroy_allocator(tmp);
     t->dirty = FALSE;
     t->finalized_stall_s = stall_s;
