@@ -9,6 +9,7 @@ typedef struct {
     guint64  order;
     event_fn fn;
     gpointer obj, arg;
+    GDestroyNotify free_arg;   /* an arg the event owns (NULL: none) */
 } event_t;
 
 struct event_queue {
@@ -28,6 +29,11 @@ void event_queue_free(event_queue_t *q)
 {
     if (!q)
         return;
+    for (guint i = 0; i < q->heap->len; i++) {
+        event_t *e = &g_array_index(q->heap, event_t, i);
+        if (e->free_arg)
+            e->free_arg(e->arg);
+    }
     g_array_free(q->heap, TRUE);
     g_free(q);
 }
@@ -39,8 +45,14 @@ static gboolean before(const event_t *a, const event_t *b)
 
 void event_queue_at(event_queue_t *q, gint64 t_us, event_fn fn, gpointer obj, gpointer arg)
 {
+    event_queue_at_owned(q, t_us, fn, obj, arg, NULL);
+}
+
+void event_queue_at_owned(event_queue_t *q, gint64 t_us, event_fn fn, gpointer obj, gpointer arg,
+                          GDestroyNotify free_arg)
+{
     /* The past cannot be scheduled: a late event runs now. */
-    event_t e = { MAX(t_us, q->now), q->next_order++, fn, obj, arg };
+    event_t e = { MAX(t_us, q->now), q->next_order++, fn, obj, arg, free_arg };
     guint i = q->heap->len;
 
     g_array_append_val(q->heap, e);

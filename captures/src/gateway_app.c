@@ -150,8 +150,10 @@ void gateway_config_for(gateway_app_t *g, const node_t *n, meter_config_t *c)
 
 /* ---- sending ---- */
 
-static void out_free(outgoing_t *o)
+static void out_free(gpointer p)
 {
+    outgoing_t *o = p;
+
     g_byte_array_unref(o->bytes);
     g_free(o);
 }
@@ -195,7 +197,7 @@ static void separate_timer(gpointer obj, gpointer arg)
         o->xfer->gateway_retransmissions++;
     send_now(g, o);
     o->retransmits++;
-    world_at(g->w, world_now(g->w) + o->timeout_us, separate_timer, g, o);
+    world_at_owned(g->w, world_now(g->w) + o->timeout_us, separate_timer, g, o, out_free);
     o->timeout_us *= 2;
 }
 
@@ -312,7 +314,7 @@ void gateway_app_deliver(world_t *w, node_t *from, const app_msg_t *msg)
         /* A retransmission: answer from the cache, do not run the request again. */
         outgoing_t *o = outgoing(g, from, g_byte_array_ref(c->bytes), msg, c->xfer, r.mid, c->has_block2);
         o->retransmission = TRUE;
-        world_at(w, world_now(w) + proc, send_event, g, o);
+        world_at_owned(w, world_now(w) + proc, send_event, g, o, out_free);
         return;
     }
 
@@ -349,8 +351,8 @@ void gateway_app_deliver(world_t *w, node_t *from, const app_msg_t *msg)
         empty.mid = r.mid;
         entry->bytes = coap_msg_encode(&empty);
         entry->has_block2 = FALSE;
-        world_at(w, world_now(w) + proc, send_event, g,
-                 outgoing(g, from, g_byte_array_ref(entry->bytes), msg, msg->xfer, r.mid, FALSE));
+        world_at_owned(w, world_now(w) + proc, send_event, g,
+                       outgoing(g, from, g_byte_array_ref(entry->bytes), msg, msg->xfer, r.mid, FALSE), out_free);
         /* The response follows as a CON of the gateway's own. */
         resp.type = COAP_CON;
         resp.mid = g->next_mid++;
@@ -358,11 +360,12 @@ void gateway_app_deliver(world_t *w, node_t *from, const app_msg_t *msg)
         o->mid = resp.mid;
         o->timeout_us = (gint64)(1e6 * p->ack_timeout_s * world_uniform(w, 1.0, p->ack_random_factor));
         g_hash_table_insert(g->pending, GUINT_TO_POINTER(((guint)from->idx << 16) | o->mid), o);
-        world_at(w, world_now(w) + proc + (gint64)(p->separate_delay_ms * 1000), separate_timer, g, o);
+        world_at_owned(w, world_now(w) + proc + (gint64)(p->separate_delay_ms * 1000), separate_timer, g, o, out_free);
     } else {
         entry->bytes = coap_msg_encode(&resp);
-        world_at(w, world_now(w) + proc, send_event, g,
-                 outgoing(g, from, g_byte_array_ref(entry->bytes), msg, msg->xfer, r.mid, entry->has_block2));
+        world_at_owned(w, world_now(w) + proc, send_event, g,
+                       outgoing(g, from, g_byte_array_ref(entry->bytes), msg, msg->xfer, r.mid, entry->has_block2),
+                       out_free);
     }
     g_hash_table_insert(g->cache, key, entry);
     if (blob)

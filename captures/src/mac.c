@@ -178,6 +178,16 @@ typedef struct {
     int         hop, frag;
 } ack_out_t;
 
+static void ack_out_free(gpointer p)
+{
+    ack_out_t *ao = p;
+
+    g_byte_array_unref(ao->ack);
+    if (ao->dg)
+        datagram_unref(ao->dg);
+    g_free(ao);
+}
+
 static void ack_written(gpointer obj, gpointer arg)
 {
     node_t *acker = obj;
@@ -186,10 +196,7 @@ static void ack_written(gpointer obj, gpointer arg)
     gboolean captured = sniffer_frame(acker->w, acker, ao->ack);
 
     truth_ack_sent(acker->w->truth, ao->dg, ao->sender, ao->hop, ao->frag, ao->ack->len, captured);
-    g_byte_array_unref(ao->ack);
-    if (ao->dg)
-        datagram_unref(ao->dg);
-    g_free(ao);
+    ack_out_free(ao);
 }
 
 static void deliver_frame(node_t *rx, mac_tx_t *tx)
@@ -244,7 +251,7 @@ static void tx_end(gpointer obj, gpointer arg)
     if (!tx->dst) {
         /* Broadcast: nobody acknowledges; the result is success. */
         res->ok = TRUE;
-        world_at(w, end, tx_done, n, res);
+        world_at_owned(w, end, tx_done, n, res, g_free);
         return;
     }
 
@@ -267,10 +274,10 @@ static void tx_end(gpointer obj, gpointer arg)
         if (ao->dg)
             ao->dg->refs++;
         deliver_frame(rx, tx);
-        world_at(w, ack_end, ack_written, rx, ao);
-        world_at(w, res->ok ? ack_end : end + ACK_WAIT_US, tx_done, n, res);
+        world_at_owned(w, ack_end, ack_written, rx, ao, ack_out_free);
+        world_at_owned(w, res->ok ? ack_end : end + ACK_WAIT_US, tx_done, n, res, g_free);
     } else {
-        world_at(w, end + ACK_WAIT_US, tx_done, n, res);
+        world_at_owned(w, end + ACK_WAIT_US, tx_done, n, res, g_free);
     }
 }
 
@@ -310,7 +317,7 @@ static void cca(gpointer obj, gpointer arg);
 
 static void csma_step(node_t *n, csma_state_t *cs)
 {
-    world_at(n->w, world_now(n->w) + backoff_us(n, cs->be), cca, n, cs);
+    world_at_owned(n->w, world_now(n->w) + backoff_us(n, cs->be), cca, n, cs, g_free);
 }
 
 static void csma_backoff(node_t *n)
@@ -343,7 +350,7 @@ static void cca(gpointer obj, gpointer arg)
         res->tx = tx;
         if (!tx->psdu)
             tx->psdu = build_psdu(tx, FALSE);
-        world_at(w, now, tx_done, n, res);
+        world_at_owned(w, now, tx_done, n, res, g_free);
         return;
     }
     g_free(cs);

@@ -209,6 +209,15 @@ static void br_originate_down(gpointer obj, gpointer arg)
     originate(w, dg, &ip);
 }
 
+/* A datagram on its way down the backhaul, not yet on the mesh. */
+static void downward_free(gpointer p)
+{
+    datagram_t *dg = p;
+
+    g_byte_array_unref(dg->msg.coap);
+    g_free(dg);
+}
+
 void world_send_down(world_t *w, node_t *to, const app_msg_t *msg)
 {
     datagram_t *dg = g_new0(datagram_t, 1);
@@ -233,17 +242,24 @@ void world_send_down(world_t *w, node_t *to, const app_msg_t *msg)
     gint64 delay = one_way_us(w), extra;
     if (!backhaul_pass(w->backhaul, &extra)) {
         truth_backhaul_lost(w->truth, dg);
-        g_byte_array_unref(dg->msg.coap);
-        g_free(dg);
+        downward_free(dg);
         return;
     }
-    world_at(w, world_now(w) + delay + extra, br_originate_down, w, dg);
+    world_at_owned(w, world_now(w) + delay + extra, br_originate_down, w, dg, downward_free);
 }
 
 typedef struct {
     node_t    *from;
     datagram_t *dg;
 } internet_arrival_t;
+
+static void arrival_free(gpointer p)
+{
+    internet_arrival_t *a = p;
+
+    datagram_unref(a->dg);
+    g_free(a);
+}
 
 static void gateway_arrival(gpointer obj, gpointer arg)
 {
@@ -257,8 +273,7 @@ static void gateway_arrival(gpointer obj, gpointer arg)
                             a->dg->ipv6->data, a->dg->ipv6->len, TRUE);
     truth_gateway_received(w->truth, a->dg, a->from->idx, world_now(w));
     gateway_app_deliver(w, a->from, &a->dg->msg);
-    datagram_unref(a->dg);
-    g_free(a);
+    arrival_free(a);
 }
 
 static guint32 all_frags(const datagram_t *dg)
@@ -293,7 +308,7 @@ void world_fragment_received(world_t *w, datagram_t *dg, int hop, int frag)
         a->from = dg->path[0];
         a->dg = dg;
         dg->refs++;
-        world_at(w, world_now(w) + delay + extra, gateway_arrival, w, a);
+        world_at_owned(w, world_now(w) + delay + extra, gateway_arrival, w, a, arrival_free);
     } else {
         meter_app_deliver(rx, &dg->msg, dg);
     }

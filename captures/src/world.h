@@ -135,6 +135,11 @@ static inline void world_at(world_t *w, gint64 t, event_fn fn, gpointer obj, gpo
 {
     event_queue_at(w->eq, t, fn, obj, arg);
 }
+/* An event that owns arg (event_queue_at_owned). */
+static inline void world_at_owned(world_t *w, gint64 t, event_fn fn, gpointer obj, gpointer arg, GDestroyNotify free_arg)
+{
+    event_queue_at_owned(w->eq, t, fn, obj, arg, free_arg);
+}
 double world_uniform(world_t *w, double lo, double hi);
 
 world_t *world_new(const sim_params_t *p, capture_writer_t *cap, GError **err);
