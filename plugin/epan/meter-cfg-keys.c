@@ -145,6 +145,14 @@ static void cfg_key_reset_cb(void)
     cfg_key_prefill_pending = TRUE;
 }
 
+/* Wireshark's shutdown: the table built from the UAT goes (tshark unloads
+ * the plugin at exit, and LeakSanitizer then sees it as leaked). */
+static void cfg_keys_shutdown(void)
+{
+    meter_cfg_keys_free(cfg_keys);
+    cfg_keys = NULL;
+}
+
 const meter_cfg_keys_t *meter_cfg_key_table(void)
 {
     if (!cfg_keys)
@@ -179,6 +187,7 @@ void meter_cfg_keys_register(module_t *module)
                           cfg_key_post_update_cb,
                           cfg_key_reset_cb,
                           cfg_key_fields);
+    register_shutdown_routine(cfg_keys_shutdown);
     prefs_register_uat_preference(module, "cfg_keys", "Config blob keys",
         "Names and CBOR types of the config blob's keys. The reference keys 1..14 are always known; "
         "rows add a newer firmware's keys (shown as meter.cfg.extra), rename a reference key, "
