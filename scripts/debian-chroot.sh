@@ -4,7 +4,7 @@
 #
 #   debian-chroot.sh base SUITE        make (once) the cached minbase tarball
 #   debian-chroot.sh build SUITE       print the cached build chroot's path,
-#                                      made from the base with install-deps.sh
+#                                      made from the base with install-deps.sh --tests
 #   debian-chroot.sh clean SUITE DIR   unpack a pristine copy of the base in DIR
 #   debian-chroot.sh run DIR CMD...    run CMD inside DIR with /proc, /sys,
 #                                      /dev mounted and the host's DNS; the
@@ -98,7 +98,7 @@ build_chroot() {
     # install-deps.sh is quick when nothing is missing, so the cached chroot
     # follows the package list without being made again.
     cp "$here/install-deps.sh" "$dir/root/install-deps.sh"
-    run_in "$dir" sh /root/install-deps.sh >&2
+    run_in "$dir" sh /root/install-deps.sh --tests >&2
     echo "$dir"
 }
 

@@ -15,7 +15,7 @@
 # last line counts the parts that passed and failed.
 set -eu
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh --tests --gui
 jobs=$(nproc)
 out=build-versions
 rm -rf build-test build-sanitize "$out"
@@ -24,12 +24,20 @@ mkdir -p "$out"
 passed=0
 failed=0
 failed_parts=""
+n_parts=0
+# part NAME COMMAND...: one part of the suite, its output also kept in
+# $out/part-N.log for the list of skipped tests at the end.
 part() {
     name=$1
     shift
+    n_parts=$((n_parts + 1))
+    log="$out/part-$n_parts.log"
     echo "== $name =="
+    echo "$name" >"$log.name"
     start=$(date +%s)
-    if "$@"; then
+    # The part's status through the pipe: a file, as sh has no pipefail.
+    { st=0; "$@" || st=$?; echo $st >"$log.status"; } 2>&1 | tee "$log"
+    if [ "$(cat "$log.status")" = 0 ]; then
         passed=$((passed + 1))
         verdict=passed
     else
@@ -40,8 +48,18 @@ part() {
     echo "== $name: $verdict in $(($(date +%s) - start)) s =="
 }
 
+# The tests ctest skipped in each part (each one said why in its output):
+# "NAME (PART)", comma-separated.
+skipped_tests() {
+    for log in "$out"/part-*.log; do
+        [ -f "$log" ] || continue
+        name=$(cat "$log.name")
+        sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (Skipped)$/\1/p' "$log" | sed "s/\$/ ($name)/"
+    done | paste -s -d, - | sed 's/,/, /g'
+}
+
 host_suite() {
-    cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON >/dev/null &&
+    cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON -DMETERSCOPE_REQUIRE_SHARED=ON >/dev/null &&
         cmake --build build-test -j"$jobs" &&
         (cd build-test && ctest -j"$jobs" --timeout 900 --output-on-failure) &&
         mkdir -p "$out/$1" &&
@@ -51,7 +69,7 @@ host_suite() {
 }
 
 host_sanitized_suite() {
-    cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON \
+    cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON -DMETERSCOPE_REQUIRE_SHARED=ON \
           -DMETERSCOPE_SANITIZE=ON >/dev/null &&
         cmake --build build-sanitize -j"$jobs" &&
         (cd build-sanitize && ctest -j"$jobs" --timeout 900 --output-on-failure)
@@ -96,5 +114,7 @@ for s in $suites; do
 done
 
 [ $failed = 0 ] || echo "failed:$failed_parts"
-echo "test.sh: $passed passed, $failed failed"
+skipped=$(skipped_tests)
+n_skipped=$(printf '%s' "$skipped" | awk -F', ' 'NF { print NF; exit } END { if (!NR) print 0 }')
+echo "test.sh: $passed passed, $failed failed, $n_skipped skipped${skipped:+: $skipped}"
 [ $failed = 0 ]

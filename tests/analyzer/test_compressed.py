@@ -51,10 +51,10 @@ def by_tool(tool):
 def compressors():
     found = [("gzip", ".gz", by_module(gzip)), ("bzip2", ".bz2", by_module(bz2)), ("xz", ".xz", by_module(lzma))]
     for tool, ext in (("zstd", ".zst"), ("lz4", ".lz4")):
+        # Not a skip: scripts/install-deps.sh --tests installs both.
+        check(shutil.which(tool), "%s is installed (scripts/install-deps.sh --tests installs it)" % tool)
         if shutil.which(tool):
             found.append((tool, ext, by_tool(tool)))
-        else:
-            print("skip  %s: the tool is not installed" % tool)
     return found
 
 

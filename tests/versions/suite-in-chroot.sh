@@ -27,7 +27,7 @@ cat >"$work/run.sh" <<EOF
 set -eu
 cd /srv/meterscope/main
 tshark --version | head -n 1
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON -DMETERSCOPE_REQUIRE_SHARED=ON >/dev/null
 cmake --build build -j$jobs
 # The real-stack test (libcoap in network namespaces) runs on the host's
 # suites: the chroot has neither libcoap nor its own /run for namespaces,
