@@ -5,11 +5,15 @@ faster than it was captured, with a silence of 60 s (capture clock, 3 s of
 wall clock) inserted in the middle of the firmware download (the truth's
 first request and last response say where), and logs when it wrote each
 frame. Checked:
-- events come while the replay runs: every event arrives within 1 s of
-  the replayer writing its frame, and most of them before the replay ends;
+- events come while the replay runs: every event arrives within LATE_S
+  (3 s) of the replayer writing its frame, and most of them before the
+  replay ends (the replay lasts about 40 s: an event held to the end
+  would be tens of seconds late);
 - the inserted silence is an alert on the capture's clock (a stall of at
   least 60 s before the first frame after it) and, while it lasts, on the
-  wall clock (no frame for more than --stall 2 s);
+  wall clock (no frame for more than --stall 1 s: the silence lasts 3 s
+  on the wall clock, and frames the pipe held before it shorten what
+  tshark sees of it);
 - the final report (-o, JSON) equals byte for byte the offline report of
   the bytes the replayer wrote (its --copy), under the same name;
 - SIGINT in the middle of a slow replay: exit 0, a report of what came, no
@@ -36,6 +40,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPLAY = os.path.join(HERE, "replay_capture.py")
 WAIT_S = 60   # an upper bound for a hang only
 SPEED, STALL_S = 20.0, 60.0
+# How late an event may come after its frame was written. The events are
+# seconds apart on the capture's clock, a twentieth of that here; tshark and
+# meterscope share two cores with another test under ctest -j2, and run
+# two to three times slower in the sanitizer build: 1 s failed there now
+# and then, for no fault of the live path.
+LATE_S = 3.0
 check = Checks()
 
 
@@ -89,7 +99,7 @@ def live_run(a, truth, cap, extra):
     tmpdir = os.path.join(a.tmp, "tmp")
     os.makedirs(tmpdir, exist_ok=True)
     os.chmod(tmpdir, 0o777)
-    args = ["--live", "--stall", "2"] + prefs_args(truth) + extra + ["default.pcap"]
+    args = ["--live", "--stall", "1"] + prefs_args(truth) + extra + ["default.pcap"]
     proc = subprocess.Popen(a.command(args, env=["TMPDIR=" + tmpdir]), cwd=d, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     lines = []
@@ -144,11 +154,12 @@ def main():
         written = read_log(log)
         events = [(t, json.loads(x)) for t, x in lines if x.startswith("{")]
         framed = [(t, e) for t, e in events if "frame" in e]
-        late = [(e["frame"], round(t - written[e["frame"]], 3)) for t, e in framed if t - written[e["frame"]] > 1.0]
+        late = [(e["frame"], round(t - written[e["frame"]], 3)) for t, e in framed
+                if t - written[e["frame"]] > LATE_S]
         worst = max((t - written[e["frame"]] for t, e in framed), default=0)
         check(len(framed) > 50 and not late,
-              "each of the %d events arrived within 1 s of its frame being written (at worst %.3f s; late: %s)"
-              % (len(framed), worst, late[:5]))
+              "each of the %d events arrived within %.0f s of its frame being written (at worst %.3f s; late: %s)"
+              % (len(framed), LATE_S, worst, late[:5]))
         early = sum(1 for t, _ in framed if t < replay_end)
         check(early >= 0.9 * len(framed), "%d of %d events arrived while the replay was still running"
               % (early, len(framed)))
@@ -161,13 +172,13 @@ def main():
                 for m in [re.search(r"no message for ([0-9.]+) s", e["message"])] if m]
         check(any(s >= STALL_S for s in said), "the silence raised a stall alert on the capture's clock (%s s)" % said)
         check(any(e["ts_us"] is None and "wall clock" in e["message"] for e in alerts),
-              "and, while it lasted, one on the wall clock (no frame for more than --stall 2 s)")
+              "and, while it lasted, one on the wall clock (no frame for more than --stall 1 s)")
         offline_dir = os.path.join(a.tmp, "offline")
         os.mkdir(offline_dir)
         os.chmod(offline_dir, 0o777)
         os.chmod(copy, 0o644)
         os.rename(copy, os.path.join(offline_dir, "default.pcap"))
-        off = subprocess.run(a.command(["--stall", "2", "--format", "json", "-o", report] + prefs_args(truth)
+        off = subprocess.run(a.command(["--stall", "1", "--format", "json", "-o", report] + prefs_args(truth)
                                        + ["default.pcap"]), cwd=offline_dir, capture_output=True, text=True)
         check(off.returncode == 0, "offline run on the replayed bytes exits 0")
         with open(os.path.join(d, report), "rb") as f1, open(os.path.join(offline_dir, report), "rb") as f2:
