@@ -11,7 +11,9 @@ low, losses at most the uncertain column too high), and frames_missed_high
 itself is capped: at most twice the frames that went on the air while the
 transfer ran (the perfect capture's records from a second before its first
 request to a second after its last activity, by the truth's times; see
-HIGH_CAP_FACTOR); the frames shown missed never exceed what the truth says the
+HIGH_CAP_FACTOR); the incomplete datagram copies are at most the truth's
+and those it says the sniffer left unreassemblable (copies_unreassemblable);
+the frames shown missed never exceed what the truth says the
 sniffer did not capture; the perfect capture shows none, and its counts are
 the truth's. Also bursts of misses and a sniffer at the border router."""
 import json
@@ -87,8 +89,19 @@ def compare(name, stamps, rows, truth):
     check(pairs is not None, "%s: the truth's %d transfers, by meter, path and kind (%d)" % (name, visible, len(rows)))
     bad = []
     for r, x in pairs or []:
-        bad += ["transfer %s: %s" % (r["transfer"], v)
-                for v in sniffer_bounds.violations(r, x["on_air"], high_cap(stamps, x))]
+        cap = high_cap(stamps, x)
+        bad += ["transfer %s: %s" % (r["transfer"], v) for v in sniffer_bounds.violations(r, x["on_air"], cap)]
+        # A copy the capture shows incomplete was incomplete on the air, or
+        # complete there with a fragment the sniffer missed every time
+        # (the truth's copies_unreassemblable); one incomplete on the air
+        # and missed whole is at least one missed frame.
+        lo = x["on_air"]["datagrams_incomplete"] - min(int(r["frames_missed_high"]), cap)
+        hi = x["on_air"]["datagrams_incomplete"] + x["not_captured"]["copies_unreassemblable"]
+        if not lo <= int(r["datagrams_incomplete"]) <= hi:
+            bad.append("transfer %s: datagrams_incomplete %s outside [%d, %d]: the truth's %d incomplete on the air, "
+                       "%d it left unreassemblable" % (r["transfer"], r["datagrams_incomplete"], lo, hi,
+                                                       x["on_air"]["datagrams_incomplete"],
+                                                       x["not_captured"]["copies_unreassemblable"]))
     check(not bad, "%s: every count equals the truth's or its range holds it, frames_missed_high within the cap%s"
           % (name, "" if not bad else ": " + "; ".join(bad)))
     missed = sum(x["not_captured"]["frames"] for x in truth["transfers"])
