@@ -49,7 +49,7 @@ def differences(row, x, stamp="end"):
     if stamp == "host":
         return host_differences(row, x)
     oa = x["on_air"]
-    diff = count_differences(row, oa)
+    diff = count_differences(row, oa) + meter_side_differences(row, x)
     for k in TIMES_US:
         want = oa[k] if oa[k] is not None else -1
         if int(row[k]) != want:
@@ -154,6 +154,21 @@ def estimate_differences(row, oa):
     return diff
 
 
+def meter_side_differences(row, x):
+    """The truth's duplicate_responses counts what the meter did (responses
+    it received for a Message ID it no longer waited for), which no capture
+    shows exactly; each one is a response round after the first of its
+    message (counted in the record's duplicate_responses), or the first
+    answer to a Message ID the meter had given up on, of which there is at
+    most one per re-request, and one more where the transfer did not
+    complete."""
+    most = int(row["duplicate_responses"]) + int(row["rerequests"]) + (int(row["complete"]) != 1)
+    if x["duplicate_responses"] > most:
+        return ["the meter received %d duplicate responses, more than the %d the record allows (duplicate_responses "
+                "%s, rerequests %s)" % (x["duplicate_responses"], most, row["duplicate_responses"], row["rerequests"])]
+    return []
+
+
 def count_differences(row, oa):
     diff = ["%s %s != %s" % (k, row[k], oa[k]) for k in COUNTS if int(row[k]) != oa[k]]
     if (int(row["complete"]) == 1) != oa["complete"]:   # a TSV row (typed) or a CSV row (text)
@@ -163,7 +178,7 @@ def count_differences(row, oa):
 
 def host_differences(row, x):
     oa = x["on_air"]
-    diff = count_differences(row, oa)
+    diff = count_differences(row, oa) + meter_side_differences(row, x)
     for k in TIMES_US:
         late = int(row[k]) - oa[k] if oa[k] is not None else None
         if oa[k] is None and int(row[k]) != -1 or late is not None and not HOST_LATE_US[0] <= late <= HOST_LATE_US[1]:
