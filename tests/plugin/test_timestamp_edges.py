@@ -13,9 +13,10 @@ record counts them; the counts that do not depend on time are the truth's
 (and the original's); nanosecond stamps give the original's records (times
 within 1 us). The original, the same frames as pcapng with their stamps
 unchanged, gives every transfer of the generator's truth with every on_air
-number equal (tests/lib/ota_compare.py), so that it is a baseline. The analyser on the same captures exits 0, prints no negative, NaN
-or infinite figure (its JSON: every number finite and >= 0) and notes the
-stamps it could not use."""
+number equal (tests/lib/ota_compare.py), so that it is a baseline. The
+analyser on the same captures exits 0, prints no negative, NaN or infinite
+figure (its JSON: every number finite and >= 0) and notes the stamps it
+could not use."""
 import json
 import math
 import os
