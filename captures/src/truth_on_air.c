@@ -31,6 +31,7 @@ typedef struct {
     gboolean request;            /* a CoAP request of the meter */
     gboolean response;           /* a response with a code (not an empty ACK) */
     guint8   code;
+    guint8   type;               /* CON, NON, ACK or RST */
     guint16  mid;
     guint16  answers;            /* responses: the MID of the request they answer */
     const void *answers_rec;     /* ... and the record of the transmission answered (the gateway's) */
@@ -116,6 +117,7 @@ void on_air_datagram(on_air_t *oa, datagram_t *dg, gint64 us)
         r->copy_us[h] = r->poll_had[h] = r->poll_dr[h] = r->poll_prev[h] = NO_TIME;
     if (coap_msg_decode(dg->msg.coap->data, dg->msg.coap->len, &c)) {
         r->code = c.code;
+        r->type = c.type;
         r->mid = c.mid;
         r->request = c.code >= 1 && c.code < 32;
         r->response = c.code >= 64;
@@ -249,6 +251,7 @@ typedef struct {
     guint32 request_copies, request_copies_lost, request_frames_complete;
     guint32 response_copies, response_copies_lost, response_frames_complete, response_bytes_complete;
     guint32 response_first_lost, response_later_frames;
+    guint32 duplicate_responses, error_responses;
     GArray *rtt_first, *rtt_last, *turnaround;   /* gint64 microseconds */
     GArray *air;                 /* gint64 {start, end} of every frame and ACK */
     GArray *activity;            /* gint64: every copy's time */
@@ -808,6 +811,32 @@ static void unseen_waits(summary_t *m, GPtrArray *recs)
     g_ptr_array_free(sent, TRUE);
 }
 
+/* Responses sent again and error responses, as docs/ota-sessions.md counts
+ * them: a response message (Message ID, type and code) with a copy is one
+ * message however many rounds it had; each of its rounds with a copy after
+ * the first is a duplicate when it answers a request with a copy (the
+ * gateway answering a retransmission from its cache, a separate response
+ * sent again); a message of class 4 or 5 is an error response. */
+static void repeats(summary_t *m, GPtrArray *recs, GHashTable *reqs, gboolean gw)
+{
+    GHashTable *msgs = g_hash_table_new(g_direct_hash, g_direct_equal);
+
+    for (guint i = 0; i < recs->len; i++) {
+        const dg_rec_t *r = g_ptr_array_index(recs, i);
+
+        if (r->upstream || !r->response || first_copy(r, gw) == NO_TIME)
+            continue;
+        gpointer key = GUINT_TO_POINTER((guint)r->mid << 16 | (guint)r->type << 8 | r->code);
+        guint seen = GPOINTER_TO_UINT(g_hash_table_lookup(msgs, key));
+        g_hash_table_insert(msgs, key, GUINT_TO_POINTER(seen + 1));
+        if (!seen && (r->code >> 5 == 4 || r->code >> 5 == 5))
+            m->error_responses++;
+        if (seen && g_hash_table_contains(reqs, GUINT_TO_POINTER(r->answers)))
+            m->duplicate_responses++;
+    }
+    g_hash_table_destroy(msgs);
+}
+
 static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block1)
 {
     GHashTable *reqs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, req_free);
@@ -859,6 +888,7 @@ static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block
     if (recs) {
         responses(m, recs, reqs, blocks, gw, block1);
         spurious(m, recs, order, gw);
+        repeats(m, recs, reqs, gw);
     }
     request_order(m, order);
     if (recs && gw)
@@ -965,10 +995,11 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
     g_string_append_printf(s,
         ",\n       \"request_copies\": %u, \"request_copies_lost\": %u, \"request_frames_complete\": %u, "
         "\"response_copies\": %u, \"response_copies_lost\": %u,\n       \"response_frames_complete\": %u, "
-        "\"response_bytes_complete\": %u, \"response_first_lost\": %u, \"response_later_frames\": %u",
+        "\"response_bytes_complete\": %u, \"response_first_lost\": %u, \"response_later_frames\": %u,\n       "
+        "\"duplicate_responses\": %u, \"error_responses\": %u",
         m.request_copies, m.request_copies_lost, m.request_frames_complete, m.response_copies,
         m.response_copies_lost, m.response_frames_complete, m.response_bytes_complete, m.response_first_lost,
-        m.response_later_frames);
+        m.response_later_frames, m.duplicate_responses, m.error_responses);
     g_string_append(s, "}");
     g_array_free(m.rtt_first, TRUE);
     g_array_free(m.rtt_last, TRUE);

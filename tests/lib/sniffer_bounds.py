@@ -1,7 +1,9 @@
 """What a transfer's record says of the counts a perfect sniffer would have
 given, when its sniffer missed frames (docs/ota-sessions.md, "Frames the
 sniffer missed"): each count is exact, or lies in a range the record's
-uncertainty columns give."""
+uncertainty columns give. The record's frames_missed_high is its own claim:
+a caller that knows a bound on it (high_cap) gets a violation where the
+record goes beyond, and the ranges are never wider than the cap allows."""
 
 # Counts of things captured: a thing whose every frame was missed is not
 # counted, and each such thing is at least one missed frame.
@@ -17,10 +19,13 @@ BLOCK_BOUNDS = {"blocks": 1, "bytes": 1024}
 COUNTS = LOWER_BOUNDS + tuple(UPPER_BOUNDS) + tuple(BLOCK_BOUNDS)
 
 
-def perfect_range(row, column):
-    """(low, high) for the perfect sniffer's value of column, given row."""
+def perfect_range(row, column, high_cap=None):
+    """(low, high) for the perfect sniffer's value of column, given row (its
+    frames_missed_high no more than high_cap)."""
     v = int(row[column])
     missed = int(row["frames_missed_high"])
+    if high_cap is not None:
+        missed = min(missed, high_cap)
     if column in LOWER_BOUNDS:
         return v, v + missed
     if column in UPPER_BOUNDS:
@@ -28,11 +33,15 @@ def perfect_range(row, column):
     return v, v + missed * BLOCK_BOUNDS[column]
 
 
-def violations(row, perfect):
-    """The counts of row whose range misses the perfect row's value."""
+def violations(row, perfect, high_cap=None):
+    """The counts of row whose range misses the perfect value (a perfect
+    sniffer's record, or the truth's on_air numbers), and a
+    frames_missed_high above high_cap."""
     out = []
+    if high_cap is not None and int(row["frames_missed_high"]) > high_cap:
+        out.append("frames_missed_high %s: more than the cap %d" % (row["frames_missed_high"], high_cap))
     for c in COUNTS:
-        lo, hi = perfect_range(row, c)
+        lo, hi = perfect_range(row, c, high_cap)
         if not lo <= int(perfect[c]) <= hi:
             out.append("%s %s: range [%d, %d] lacks the perfect %s" % (c, row[c], lo, hi, perfect[c]))
     return out

@@ -4,8 +4,9 @@ On each capture (tshark -2, as the GUI sees it), every repeat the plugin
 flags on a frame (meter.ota.retransmission, .rerequest, .duplicate_response)
 carries its expert info, and each expert info's count in `-z expert` (the
 GUI's Expert Information) equals its column of `-z meter,ota,tsv` summed over
-the transfers: a duplicate response is a duplicate response, not a
-retransmission. Stalls too. And every frame of a transfer that stock CoAP
+the transfers, and both equal the generator's truth (its on_air numbers
+summed over the transfers): a duplicate response is a duplicate response,
+not a retransmission. Stalls too. And every frame of a transfer that stock CoAP
 marks Retransmitted is either one (meter.ota.retransmission) or says which
 frame first carried the same transmission (meter.ota.same_transmission: a
 hop copy, a MAC retry)."""
@@ -54,9 +55,10 @@ def main():
         failures += not ok
         for k in EXPERTS:
             want = sum(int(r[k]) for r in rows)
-            ok = counts[k] == want
-            print("%s  %s: %d %s expert infos, the statistics count %d" % ("ok   " if ok else "FAIL ",
-                                                                        os.path.basename(cap), counts[k], k, want))
+            true = sum(x["on_air"][k] for x in truth["transfers"])
+            ok = counts[k] == want == true
+            print("%s  %s: %d %s expert infos, the statistics count %d, the truth %d"
+                  % ("ok   " if ok else "FAIL ", os.path.basename(cap), counts[k], k, want, true))
             failures += not ok
     return 1 if failures else 0
 

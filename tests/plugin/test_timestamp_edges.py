@@ -9,11 +9,14 @@ nothing from GLib or a sanitizer on stderr, never print "(null)", and give
 no negative, NaN or infinite duration, rate or time; the frames the test
 knows to be out of range, earlier than an earlier frame or stamped 0 carry
 meter.time.out_of_range, meter.time.earlier or meter.time.zero, and the C
-record counts them; the counts that do not depend on time are those of the
-original; nanosecond stamps give the original's records (times within
-1 us). The analyser on the same captures exits 0, prints no negative, NaN
-or infinite figure (its JSON: every number finite and >= 0) and notes the
-stamps it could not use."""
+record counts them; the counts that do not depend on time are the truth's
+(and the original's); nanosecond stamps give the original's records (times
+within 1 us). The original, the same frames as pcapng with their stamps
+unchanged, gives every transfer of the generator's truth with every on_air
+number equal (tests/lib/ota_compare.py), so that it is a baseline. The
+analyser on the same captures exits 0, prints no negative, NaN or infinite
+figure (its JSON: every number finite and >= 0) and notes the stamps it
+could not use."""
 import json
 import math
 import os
@@ -25,6 +28,7 @@ import tempfile
 
 from analyser_run import Analyser, prefs_args
 from checks import Checks
+from ota_compare import differences
 from restamp import read_pcap, write_pcapng
 from tshark_view import load_truth, ota_tsv, record_schema
 
@@ -197,6 +201,27 @@ def same_records(check, label, got, want):
           % (label, diffs[:4]))
 
 
+def visible_transfers(truth):
+    """The truth's transfers a sniffer sees, in the order of their first request (the plugin's)."""
+    return sorted((x for x in truth["transfers"] if x["on_air"]["requests"] > 0),
+                  key=lambda x: x["on_air"]["first_request_us"])
+
+
+def truth_records(check, label, transfers, truth):
+    """The records of the unchanged stamps against the truth: each transfer
+    in its order, every on_air number equal."""
+    visible = visible_transfers(truth)
+    bad = []
+    for t, x in zip(transfers, visible):
+        if (t["meter"], t["path"], t["first_request_us"]) != (x["meter"]["ipv6"], x["uri_path"],
+                                                              x["on_air"]["first_request_us"]):
+            bad.append("T%s is not the truth's transfer %d" % (t["transfer"], x["id"]))
+        else:
+            bad += ["T%s %s" % (t["transfer"], d) for d in differences(t, x, truth.get("timestamp", "end"))]
+    check(len(transfers) == len(visible) and not bad, "%s: the truth's %d transfers, every on_air number equal %s"
+          % (label, len(visible), bad[:4] if bad else ""))
+
+
 def main():
     sandbox, so, analyser, committed = sys.argv[1:5]
     check = Checks()
@@ -216,6 +241,8 @@ def main():
                 write_pcapng(plain, linktype, recs)
                 res = tshark(sandbox, so, plain, prefs, ["-q", "-z", "meter,ota,tsv"])
                 original, _ = ota_tsv(res.stdout)
+                truth = load_truth(src)
+                truth_records(check, "%s original" % base, original, truth)
                 for name, units, tsresol, tsoffset, as_read, timeless in cases(stamps):
                     if base != "default" and name not in GATEWAY_CASES:
                         continue
@@ -240,8 +267,9 @@ def main():
                     elif timeless:
                         got = [{k: t[k] for k in TIMELESS} for t in transfers]
                         want = [{k: t[k] for k in TIMELESS} for t in original]
-                        check(got == want, "%s: the counts that do not depend on time are the original's"
-                              % label)
+                        true = [{k: x["on_air"][k] for k in TIMELESS} for x in visible_transfers(truth)]
+                        check(got == want == true, "%s: the counts that do not depend on time are the truth's and "
+                              "the original's" % label)
                     res = tshark(sandbox, so, cap, prefs, ["-q", "-z", "meter,ota"])
                     quiet_stderr(check, label + " table", res)
                     check_experts(check, label, sandbox, so, cap, prefs, status, summaries)
