@@ -22,9 +22,11 @@ die() { echo "debian-chroot: $*" >&2; exit 1; }
 
 host_mirror() {
     # The first non-security archive the host's apt reads, deb822 or one-line.
-    { sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources 2>/dev/null
+    # Either kind of file may be missing (a glob that matches nothing makes
+    # sed fail, which set -e would end the lookup at): each read may fail.
+    { sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources 2>/dev/null || true
       sed -n 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*\).*/\2/p' \
-          /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
+          /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true
     } | tr ' ' '\n' | grep -v -e security -e '^$' | head -n 1
 }
 

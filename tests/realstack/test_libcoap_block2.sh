@@ -24,7 +24,8 @@
 # two captures paired (--vantage meter=... --vantage gateway=...).
 #
 # Needs root (namespaces, captures) and the packages of scripts/install-deps.sh.
-# Exit 77 (a skip to ctest) only when not root; anything else that is missing
+# Exit 77 (a skip to ctest) only when not root, or where network namespaces
+# cannot be made (a chroot: .ci/run then fails); anything else that is missing
 # or fails is a failure. Everything (namespaces, processes, files) is removed
 # on exit, on INT and TERM too; REALSTACK_KEEP=DIR copies the work files there,
 # REALSTACK_RUNS="b512-slow ..." runs only those.
@@ -103,8 +104,14 @@ stop() {
     PIDS=$(echo "$PIDS" | sed "s/\b$1\b//")
 }
 
-# The namespaces. nodad: an address under duplicate detection cannot be bound yet.
-ip netns add "$NS_C" || fail "ip netns add (are network namespaces available here?)"
+# The namespaces. Where they cannot be made or entered (a chroot, an
+# unprivileged container: ip netns exec needs to remount /), the test cannot
+# run: a skip that says why, which .ci/run does not accept on CI's host.
+if ! ip netns add "$NS_C" 2>"$WORK/netns.err" || ! ip netns exec "$NS_C" true 2>>"$WORK/netns.err"; then
+    echo "SKIP  network namespaces cannot be made or entered here: $(tr '\n' ' ' < "$WORK/netns.err")"
+    exit 77
+fi
+# nodad: an address under duplicate detection cannot be bound yet.
 ip netns add "$NS_S" || fail "ip netns add"
 ip link add "${NS_C}v" netns "$NS_C" type veth peer name "${NS_S}v" netns "$NS_S" || fail "veth pair"
 if ! { ip -n "$NS_C" link set lo up && ip -n "$NS_S" link set lo up &&
