@@ -11,7 +11,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "meter_cfg.h"
-#include "senml.h"          /* senml_half_to_double(): RFC 8949 appendix D */
+#include "cbor_item.h"
 #include "ws_compat.h"
 
 #include <string.h>
@@ -200,48 +200,14 @@ static gboolean at_break(parse_ctx_t *ctx, gint offset)
     return tvb_get_uint8(ctx->tvb, offset) == 0xff;
 }
 
-/* wscbor_require_tstr() for a text-string chunk. 4.0's wscbor keeps no value
- * tvb for an empty definite string and then asserts on it: "" here. */
-static char *chunk_tstr(parse_ctx_t *ctx, wscbor_chunk_t *c)
-{
-    if (c->type_major == CBOR_TYPE_STRING && c->type_minor != 31 && c->head_value == 0)
-        return wmem_strdup(ctx->alloc, "");
-    return wscbor_require_tstr(ctx->alloc, c);
-}
-
+/* A byte string's bytes, NULL when it has none. */
 static const guint8 *chunk_bytes(parse_ctx_t *ctx, wscbor_chunk_t *c, gint *len)
 {
-    tvbuff_t *b = wscbor_require_bstr(ctx->alloc, c);
+    guint n = 0;
+    const guint8 *b = cbor_item_bytes(ctx->alloc, c, &n);
 
-    *len = b ? (gint)tvb_reported_length(b) : 0;
-    return *len ? (const guint8 *)tvb_memdup(ctx->alloc, b, 0, *len) : NULL;
-}
-
-gboolean meter_cfg_chunk_float(const wscbor_chunk_t *c, double *out)
-{
-    if (c->type_major != CBOR_TYPE_FLOAT_CTRL)
-        return FALSE;
-    switch (c->type_minor) {
-    case 25:
-        *out = senml_half_to_double((guint16)c->head_value);
-        return TRUE;
-    case 26: {
-        const guint32 bits = (guint32)c->head_value;
-        float f;
-        memcpy(&f, &bits, sizeof f);
-        *out = f;
-        return TRUE;
-    }
-    case 27: {
-        const guint64 bits = c->head_value;
-        double d;
-        memcpy(&d, &bits, sizeof d);
-        *out = d;
-        return TRUE;
-    }
-    default:
-        return FALSE;
-    }
+    *len = (gint)n;
+    return n ? b : NULL;
 }
 
 static gboolean type_matches(meter_cfg_type_t type, const wscbor_chunk_t *c)
@@ -253,7 +219,7 @@ static gboolean type_matches(meter_cfg_type_t type, const wscbor_chunk_t *c)
     case METER_CFG_UINT: return c->type_major == CBOR_TYPE_UINT;
     case METER_CFG_INT: return c->type_major == CBOR_TYPE_UINT || c->type_major == CBOR_TYPE_NEGINT;
     case METER_CFG_FLOAT:
-        return meter_cfg_chunk_float(c, &d) || c->type_major == CBOR_TYPE_UINT || c->type_major == CBOR_TYPE_NEGINT;
+        return cbor_item_float(c, &d) || c->type_major == CBOR_TYPE_UINT || c->type_major == CBOR_TYPE_NEGINT;
     case METER_CFG_BYTES: return c->type_major == CBOR_TYPE_BYTESTRING;
     case METER_CFG_MAP: return c->type_major == CBOR_TYPE_MAP;
     case METER_CFG_ARRAY: return c->type_major == CBOR_TYPE_ARRAY;
@@ -387,7 +353,7 @@ static void value_from_chunk(parse_ctx_t *ctx, value_dest_t dest, wscbor_chunk_t
         v->bytes = chunk_bytes(ctx, c, &v->bytes_len);
         break;
     case CBOR_TYPE_STRING:
-        v->text = chunk_tstr(ctx, c);
+        v->text = cbor_item_text(ctx->alloc, c);
         break;
     case CBOR_TYPE_ARRAY:
     case CBOR_TYPE_MAP:
@@ -417,7 +383,7 @@ static void value_from_chunk(parse_ctx_t *ctx, value_dest_t dest, wscbor_chunk_t
         }
         break;
     case CBOR_TYPE_FLOAT_CTRL:
-        if (meter_cfg_chunk_float(c, &v->number)) {
+        if (cbor_item_float(c, &v->number)) {
             v->is_float = TRUE;
         } else if (c->type_minor != CBOR_CTRL_FALSE && c->type_minor != CBOR_CTRL_TRUE) {
             v->simple = c->type_minor < 24 || c->type_minor == 31 ? c->type_minor : (guint32)(c->head_value & 0xff);
@@ -535,7 +501,7 @@ static void read_known(parse_ctx_t *ctx, meter_cfg_pair_t *pair, gint *offset, g
     switch (type) {
     case METER_CFG_TEXT:
         if (c->type_major == CBOR_TYPE_STRING) {
-            pair->text = chunk_tstr(ctx, c);
+            pair->text = cbor_item_text(ctx->alloc, c);
             ok = TRUE;
         }
         break;
@@ -558,7 +524,7 @@ static void read_known(parse_ctx_t *ctx, meter_cfg_pair_t *pair, gint *offset, g
         }
         break;
     case METER_CFG_FLOAT:
-        if (meter_cfg_chunk_float(c, &pair->number)) {
+        if (cbor_item_float(c, &pair->number)) {
             ok = TRUE;
         } else if (c->type_major == CBOR_TYPE_UINT) {
             /* encoders that keep integral numbers integral (JavaScript) */

@@ -267,8 +267,6 @@ typedef struct {
  * result refers to tvb's data: both must outlive it. */
 meter_cfg_t *meter_cfg_parse(wmem_allocator_t *alloc, tvbuff_t *tvb, const meter_cfg_keys_t *keys);
 
-/* A float item's value (major type 7, minor 25/26/27); FALSE for others. */
-gboolean meter_cfg_chunk_float(const wscbor_chunk_t *c, double *out);
 
 static inline guint meter_cfg_n_pairs(const meter_cfg_map_t *m)
 {

@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "senml.h"
+#include "cbor_item.h"
 #include "ws_compat.h"
 
 #include <math.h>
@@ -74,22 +75,6 @@ gboolean senml_name_is_valid(const char *name)
     return TRUE;
 }
 
-/* RFC 8949 appendix D. */
-double senml_half_to_double(guint16 half)
-{
-    int exponent = (half >> 10) & 0x1f;
-    int mantissa = half & 0x3ff;
-    double val;
-
-    if (exponent == 0)
-        val = ldexp(mantissa, -24);
-    else if (exponent != 31)
-        val = ldexp(mantissa + 1024, exponent - 25);
-    else
-        val = mantissa == 0 ? INFINITY : NAN;
-    return (half & 0x8000) ? -val : val;
-}
-
 static senml_problem_t *add_problem(parse_ctx_t *ctx, senml_problem_kind_t kind, senml_record_t *rec,
                                     gint offset, gint length, const char *fmt, ...) G_GNUC_PRINTF(6, 7);
 
@@ -123,29 +108,6 @@ static const char *printable(parse_ctx_t *ctx, const char *text)
             *p = '?';
     }
     return s;
-}
-
-static const char *cbor_type_text(const wscbor_chunk_t *c)
-{
-    switch (c->type_major) {
-    case CBOR_TYPE_UINT: return "an unsigned integer";
-    case CBOR_TYPE_NEGINT: return "a negative integer";
-    case CBOR_TYPE_BYTESTRING: return "a byte string";
-    case CBOR_TYPE_STRING: return "a text string";
-    case CBOR_TYPE_ARRAY: return "an array";
-    case CBOR_TYPE_MAP: return "a map";
-    case CBOR_TYPE_TAG: return "a tag";
-    case CBOR_TYPE_FLOAT_CTRL:
-        switch (c->type_minor) {
-        case CBOR_CTRL_FALSE: case CBOR_CTRL_TRUE: return "a boolean";
-        case CBOR_CTRL_NULL: return "null";
-        case CBOR_CTRL_UNDEF: return "undefined";
-        case 25: case 26: case 27: return "a float";
-        case 31: return "a break";
-        default: return "a simple value";
-        }
-    }
-    return "an unknown item";
 }
 
 /* A head's major type, additional information and value; FALSE for a
@@ -229,7 +191,7 @@ static gboolean chunk_ok(parse_ctx_t *ctx, senml_record_t *rec, const wscbor_chu
     if ((c->type_major == CBOR_TYPE_STRING || c->type_major == CBOR_TYPE_BYTESTRING) && c->type_minor != 31 &&
         c->head_value > (guint64)MAX(tvb_reported_length_remaining(ctx->tvb, data_start), 0)) {
         add_problem(ctx, SENML_PROB_TRUNCATED, rec, c->start, tvb_reported_length_remaining(ctx->tvb, c->start),
-                    "%s: %s of %" G_GUINT64_FORMAT " bytes, only %d present", what, cbor_type_text(c),
+                    "%s: %s of %" G_GUINT64_FORMAT " bytes, only %d present", what, cbor_item_type_phrase(c),
                     c->head_value, MAX(tvb_reported_length_remaining(ctx->tvb, data_start), 0));
         ctx->stop = TRUE;
         return FALSE;
@@ -289,67 +251,6 @@ static gboolean skip_contents(parse_ctx_t *ctx, senml_record_t *rec, const wscbo
     return TRUE;
 }
 
-static gboolean chunk_number(const wscbor_chunk_t *c, double *d, gboolean *is_int, gint64 *iv)
-{
-    switch (c->type_major) {
-    case CBOR_TYPE_UINT:
-        *d = (double)c->head_value;
-        *iv = c->head_value > (guint64)G_MAXINT64 ? G_MAXINT64 : (gint64)c->head_value;
-        *is_int = TRUE;
-        return TRUE;
-    case CBOR_TYPE_NEGINT:
-        *d = -1.0 - (double)c->head_value;
-        *iv = c->head_value > (guint64)G_MAXINT64 ? G_MININT64 : -1 - (gint64)c->head_value;
-        *is_int = TRUE;
-        return TRUE;
-    case CBOR_TYPE_FLOAT_CTRL:
-        *is_int = FALSE;
-        *iv = 0;
-        if (c->type_minor == 25) {
-            *d = senml_half_to_double((guint16)c->head_value);
-        } else if (c->type_minor == 26) {
-            guint32 bits = (guint32)c->head_value;
-            float f;
-            memcpy(&f, &bits, sizeof f);
-            *d = f;
-        } else if (c->type_minor == 27) {
-            guint64 bits = c->head_value;
-            memcpy(d, &bits, sizeof *d);
-        } else {
-            return FALSE;
-        }
-        return TRUE;
-    default:
-        return FALSE;
-    }
-}
-
-/* wscbor_require_tstr() asserts on "" (0x60): its string tvb is NULL. */
-static const char *chunk_text(parse_ctx_t *ctx, wscbor_chunk_t *c)
-{
-    if (c->type_major != CBOR_TYPE_STRING)
-        return NULL;
-    if (c->type_minor != 31 && c->head_value == 0)
-        return wmem_strdup(ctx->alloc, "");
-    return wscbor_require_tstr(ctx->alloc, c);
-}
-
-static const guint8 *chunk_bytes(parse_ctx_t *ctx, wscbor_chunk_t *c, guint *len)
-{
-    tvbuff_t *t;
-
-    *len = 0;
-    if (c->type_major != CBOR_TYPE_BYTESTRING)
-        return NULL;
-    if (c->type_minor != 31 && c->head_value == 0)
-        return (const guint8 *)wmem_strdup(ctx->alloc, "");
-    t = wscbor_require_bstr(ctx->alloc, c);
-    if (t == NULL)
-        return (const guint8 *)wmem_strdup(ctx->alloc, "");
-    *len = tvb_reported_length(t);
-    return (const guint8 *)tvb_memdup(ctx->alloc, t, 0, *len);
-}
-
 typedef enum { KIND_TEXT, KIND_NUMBER, KIND_UINT, KIND_BOOL, KIND_BYTES } label_kind_t;
 
 static label_kind_t label_kind(senml_label_t l)
@@ -388,11 +289,11 @@ static void read_field(parse_ctx_t *ctx, senml_record_t *rec, senml_label_t l, s
 
     switch (k) {
     case KIND_TEXT:
-        f->str = chunk_text(ctx, c);
+        f->str = cbor_item_text(ctx->alloc, c);
         ok = f->str != NULL;
         break;
     case KIND_NUMBER:
-        ok = chunk_number(c, &f->num, &f->num_is_int, &f->ival);
+        ok = cbor_item_number(c, &f->num, &f->num_is_int, &f->ival);
         break;
     case KIND_UINT:
         ok = c->type_major == CBOR_TYPE_UINT;
@@ -409,7 +310,7 @@ static void read_field(parse_ctx_t *ctx, senml_record_t *rec, senml_label_t l, s
             f->boolean = c->type_minor == CBOR_CTRL_TRUE;
         break;
     case KIND_BYTES:
-        f->data = chunk_bytes(ctx, c, &f->data_len);
+        f->data = cbor_item_bytes(ctx->alloc, c, &f->data_len);
         ok = f->data != NULL;
         break;
     }
@@ -417,7 +318,7 @@ static void read_field(parse_ctx_t *ctx, senml_record_t *rec, senml_label_t l, s
     if (!ok) {
         add_problem(ctx, SENML_PROB_WRONG_TYPE, rec, f->offset, f->length,
                     "%s (%d) must be %s, not %s", senml_label_name(l), (int)l, kind_text(k),
-                    cbor_type_text(c));
+                    cbor_item_type_phrase(c));
     }
 }
 
@@ -597,9 +498,9 @@ static gboolean parse_pair(parse_ctx_t *ctx, senml_record_t *rec, gboolean indef
     if (key->type_major == CBOR_TYPE_UINT || key->type_major == CBOR_TYPE_NEGINT) {
         double d;
         gboolean is_int;
-        int_label = chunk_number(key, &d, &is_int, &label);
+        int_label = cbor_item_number(key, &d, &is_int, &label);
     } else if (key->type_major == CBOR_TYPE_STRING) {
-        text = chunk_text(ctx, key);
+        text = cbor_item_text(ctx->alloc, key);
         text_label = TRUE;
     }
     if (!skip_contents(ctx, rec, key, offset, 1))
@@ -653,7 +554,7 @@ static gboolean parse_pair(parse_ctx_t *ctx, senml_record_t *rec, gboolean indef
                         is_table4_name(text) ? ": in CBOR the RFC 8428 labels are integers" : "");
     } else {
         add_problem(ctx, SENML_PROB_WRONG_TYPE, rec, key_off, val_off - key_off,
-                    "A label must be an integer or a text string, not %s", cbor_type_text(key));
+                    "A label must be an integer or a text string, not %s", cbor_item_type_phrase(key));
     }
     return TRUE;
 }
@@ -683,7 +584,7 @@ static void parse_record(parse_ctx_t *ctx, senml_record_t *rec, gint *offset)
     }
     if (c->type_major != CBOR_TYPE_MAP) {
         add_problem(ctx, SENML_PROB_NOT_MAP, rec, c->start, c->head_length,
-                    "Record %u is %s, not a map", rec->index, cbor_type_text(c));
+                    "Record %u is %s, not a map", rec->index, cbor_item_type_phrase(c));
         skip_contents(ctx, rec, c, offset, 1);
         set_record_length(ctx, rec, *offset);
         rec->complete = !ctx->stop;
@@ -774,7 +675,7 @@ senml_pack_t *senml_parse(wmem_allocator_t *alloc, tvbuff_t *tvb, gint offset, g
         return pack;
     if (head->type_major != CBOR_TYPE_ARRAY) {
         add_problem(&ctx, SENML_PROB_NOT_ARRAY, NULL, head->start, head->head_length,
-                    "The pack is %s, not an array of records", cbor_type_text(head));
+                    "The pack is %s, not an array of records", cbor_item_type_phrase(head));
         return pack;
     }
     pack->is_array = TRUE;

@@ -195,7 +195,4 @@ const char *senml_problem_name(senml_problem_kind_t kind);
  * with a letter or digit. */
 gboolean senml_name_is_valid(const char *name);
 
-/* IEEE 754 binary16 to double (RFC 8949 appendix D). */
-double senml_half_to_double(guint16 half);
-
 #endif

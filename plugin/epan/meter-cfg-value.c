@@ -77,35 +77,6 @@ static const char *cfg_bytes_text(wmem_allocator_t *pool, const guint8 *bytes, g
     return wmem_strbuf_finalize(b);
 }
 
-const char *meter_cfg_major_name(const wscbor_chunk_t *c)
-{
-    switch (c->type_major) {
-    case CBOR_TYPE_UINT: return "unsigned integer";
-    case CBOR_TYPE_NEGINT: return "negative integer";
-    case CBOR_TYPE_BYTESTRING: return "byte string";
-    case CBOR_TYPE_STRING: return "text string";
-    case CBOR_TYPE_ARRAY: return "array";
-    case CBOR_TYPE_MAP: return "map";
-    case CBOR_TYPE_TAG: return "tag";
-    case CBOR_TYPE_FLOAT_CTRL:
-        switch (c->type_minor) {
-        case CBOR_CTRL_FALSE:
-        case CBOR_CTRL_TRUE: return "boolean";
-        case CBOR_CTRL_NULL: return "null";
-        case CBOR_CTRL_UNDEF: return "undefined";
-        case 25: case 26: case 27: return "float";
-        case 31: return "break";
-        default: return "simple value";
-        }
-    }
-    return "item";
-}
-
-const char *meter_cfg_a(const char *noun)
-{
-    return strchr("aeiou", noun[0]) ? "an" : "a";
-}
-
 void meter_cfg_flag_indefinite(meter_cfg_display_t *d, proto_item *pi)
 {
     if (!d->indefinite_flagged) {

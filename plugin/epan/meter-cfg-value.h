@@ -54,9 +54,5 @@ gboolean meter_cfg_value_add(meter_cfg_display_t *d, proto_tree *tree, const met
 
 /* A string for a label: at most max_chars characters, control characters as '.'. */
 const char *meter_cfg_printable(wmem_allocator_t *pool, const char *s, glong max_chars);
-/* "unsigned integer", "map", "break", ... for an item's head. */
-const char *meter_cfg_major_name(const wscbor_chunk_t *c);
-/* "a" or "an" for noun. */
-const char *meter_cfg_a(const char *noun);
 
 #endif

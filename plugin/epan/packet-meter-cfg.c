@@ -26,6 +26,7 @@
 #include "meter-cfg-firmware.h"
 #include "meter-cfg-keys.h"
 #include "meter-cfg-value.h"
+#include "cbor_item.h"
 
 #define CFG_CONTENT_FORMAT_CBOR 60
 
@@ -141,10 +142,10 @@ static gboolean cfg_wrong_type(meter_cfg_display_t *d, proto_tree *tree, const m
 
     if (!meter_cfg_value_add(d, tree, v, &pi, &text))
         return FALSE;
-    actual = meter_cfg_major_name(v->chunk);
+    actual = cbor_item_type_name(v->chunk);
     proto_item_set_text(pi, "%s: %s [wrong type: %s, expected %s]", label, text, actual, expected);
     expert_add_info_format(d->pinfo, pi, &ei_meter_cfg_wrong_type, "%s should be %s %s, is %s %s",
-                           label, meter_cfg_a(expected), expected, meter_cfg_a(actual), actual);
+                           label, cbor_article(expected), expected, cbor_article(actual), actual);
     *out = pi;
     return TRUE;
 }
@@ -261,9 +262,9 @@ static gboolean cfg_add_map(meter_cfg_display_t *d, proto_tree *tree, proto_item
             proto_item_set_text(pi, "Pair with key %s: %s", key_text, value_text);
             proto_item_set_end(pi, d->tvb, pair->end);
             if (cfg_has(pair->problems, METER_CFG_PROB_BAD_KEY)) {
-                const char *major = meter_cfg_major_name(pair->key_item->chunk);
+                const char *major = cbor_item_type_name(pair->key_item->chunk);
                 expert_add_info_format(pinfo, pi, &ei_meter_cfg_bad_key, "Map key is %s %s, not an unsigned integer",
-                                       meter_cfg_a(major), major);
+                                       cbor_article(major), major);
             }
             break;
         }
@@ -430,9 +431,9 @@ static gboolean cfg_add_extra(meter_cfg_display_t *d, proto_tree *tree, const me
     proto_item_set_generated(ti);
     proto_item_set_text(pi, "%s (key %u)", name, kd->key);
     if (cfg_has(pair->problems, METER_CFG_PROB_WRONG_TYPE)) {
-        const char *expected = cfg_type_name(kd->type), *actual = meter_cfg_major_name(pair->chunk);
+        const char *expected = cfg_type_name(kd->type), *actual = cbor_item_type_name(pair->chunk);
         expert_add_info_format(pinfo, pi, &ei_meter_cfg_wrong_type, "%s (key %u) should be %s %s, is %s %s",
-                               name, kd->key, meter_cfg_a(expected), expected, meter_cfg_a(actual), actual);
+                               name, kd->key, cbor_article(expected), expected, cbor_article(actual), actual);
     }
     if (!meter_cfg_value_add(d, sub, pair->value, NULL, &text))
         return FALSE;
@@ -505,9 +506,9 @@ static gboolean cfg_add_blob(meter_cfg_display_t *d, proto_tree *tree, proto_ite
     if (!cfg->head)
         return FALSE;
     if (!cfg->is_map) {
-        const char *major = meter_cfg_major_name(cfg->head);
+        const char *major = cbor_item_type_name(cfg->head);
         expert_add_info_format(pinfo, root, &ei_meter_cfg_not_map, "Config blob is %s %s, not a CBOR map",
-                               meter_cfg_a(major), major);
+                               cbor_article(major), major);
         if (!meter_cfg_value_add(d, tree, cfg->value, NULL, NULL))
             return FALSE;
     } else {

@@ -17,6 +17,7 @@
 #include <epan/wmem_scopes.h>
 
 #include "senml.h"
+#include "cbor_item.h"
 
 static wmem_allocator_t *alloc;
 
@@ -344,15 +345,15 @@ static void test_relative_time(void)
 
 static void test_half(void)
 {
-    g_assert_cmpfloat(senml_half_to_double(0x3c00), ==, 1.0);
-    g_assert_cmpfloat(senml_half_to_double(0xc000), ==, -2.0);
-    g_assert_cmpfloat(senml_half_to_double(0x7bff), ==, 65504.0);
-    g_assert_cmpfloat(senml_half_to_double(0x0001), ==, ldexp(1.0, -24));
-    g_assert_cmpfloat(senml_half_to_double(0x0400), ==, ldexp(1.0, -14));
-    g_assert_true(isinf(senml_half_to_double(0x7c00)));
-    g_assert_true(isinf(senml_half_to_double(0xfc00)) && senml_half_to_double(0xfc00) < 0);
-    g_assert_true(isnan(senml_half_to_double(0x7e00)));
-    g_assert_cmpfloat(senml_half_to_double(0x8000), ==, 0.0);
+    g_assert_cmpfloat(cbor_half_to_double(0x3c00), ==, 1.0);
+    g_assert_cmpfloat(cbor_half_to_double(0xc000), ==, -2.0);
+    g_assert_cmpfloat(cbor_half_to_double(0x7bff), ==, 65504.0);
+    g_assert_cmpfloat(cbor_half_to_double(0x0001), ==, ldexp(1.0, -24));
+    g_assert_cmpfloat(cbor_half_to_double(0x0400), ==, ldexp(1.0, -14));
+    g_assert_true(isinf(cbor_half_to_double(0x7c00)));
+    g_assert_true(isinf(cbor_half_to_double(0xfc00)) && cbor_half_to_double(0xfc00) < 0);
+    g_assert_true(isnan(cbor_half_to_double(0x7e00)));
+    g_assert_cmpfloat(cbor_half_to_double(0x8000), ==, 0.0);
 }
 
 static void test_numbers(void)
