@@ -19,7 +19,8 @@ mkdir -p "$work/main" "$work/out" "$out"
 (cd "$src" && git ls-files -z -co --exclude-standard |
     xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
     tar --null -T - -cf -) | tar -C "$work/main" -xf -
-[ -d "$src/../shared" ] && cp -r "$src/../shared" "$work/shared"
+# -H: ../shared may be a link to the folder; the chroot cannot follow it.
+[ -d "$src/../shared" ] && cp -RH "$src/../shared" "$work/shared"
 chmod -R u+w,a+rX "$work"
 
 jobs=$(nproc)
