@@ -16,43 +16,22 @@
 #include "chunk_array.h"
 #include "seq_gaps.h"
 #include "miss_estimate.h"
+#include "radio_timing.h"
 
-#define SNIFFER_DUP_US   500       /* this close or closer: the same transmission seen twice */
-/* The longest a sender keeps retrying one frame (IEEE 802.15.4-2006 7.5.6.4,
- * 2.4 GHz O-QPSK): macMaxFrameRetries (3) times a transmission's longest
- * cycle: every CSMA-CA backoff (macMaxCSMABackoffs 4: 7 + 15 + 31 + 31 + 31
- * units of 320 us at macMinBE 3, macMaxBE 5) and its CCA (128 us each), the
- * longest frame (4256 us), aTurnaroundTime and macAckWaitDuration. The same
- * bytes later than this from the original are a new frame. */
-#define RETRY_CYCLE_US   (115 * 320 + 5 * 128 + 4256 + 192 + 864)
-#define RETRY_WINDOW_US  (3 * RETRY_CYCLE_US + STAMP_SLACK_US)
 /* Frames read before, for the same frame captured twice (merged captures). */
 #define RECENT_FRAMES    8
-/* IEEE 802.15.4-2015, O-QPSK 2.4 GHz: the receiver turns around in
- * aTurnaroundTime (12 symbols) and the sender waits macAckWaitDuration
- * (54 symbols) after its frame for the ACK. */
-#define TURNAROUND_US    192
-#define ACK_WAIT_US      864
-/* How much later than its frame a host may stamp an ACK beyond that: USB
- * sniffers deliver frames 0.5-4 ms after their end, each with its own delay
- * (but in order: an ACK is never stamped before its frame). */
-#define STAMP_SLACK_US   5000
-#define SNIFFER_STAMP_SLACK_US 200  /* a sniffer's own stamps */
 /* A stamp fits the start or the end of its frame when the ACK gap is the
  * standard's within this; pairs whose frame and ACK air times differ less
  * than TIME_BASE_APART_US cannot tell the two apart. */
 #define TIME_BASE_FIT_US   150
 #define TIME_BASE_APART_US 400
-#define HOP_WINDOW_US    5000000   /* copies of one round follow each other within this */
 #define ATTRIBUTE_US     G_GINT64_CONSTANT(600000000)
-#define COPY_REUSE_US    G_GINT64_CONSTANT(60000000)
 #define SILENCE_MIN_US   G_GINT64_CONSTANT(1000000)   /* shorter gaps are never stalls */
 /* Frames the sniffer missed (docs/ota-sessions.md). A sender numbers its
  * frames one after another: an unmatched ACK whose number lies between two
  * fragments of a copy is the ACK of the fragment missed between them. */
 #define ORPHAN_ACKS      32
 #define ORPHAN_SEQ_SPAN  16        /* the most frames a sender sends between two fragments of one copy */
-#define MAC_TRANSMISSIONS 4        /* a frame and macMaxFrameRetries (3) retries: the sender gave up */
 #define ACTED_SCAN       256       /* copies after a copy looked at for what its receiver did next */
 #define TIE_SCAN         64        /* copies either side looked at for another hop's copy of a datagram */
 
@@ -250,8 +229,8 @@ static void learn_time_base(ota_track_t *t, const ota_frame_t *frame, const ota_
     ota_time_base_t *b = &t->time_base;
     ota_stamp_kind_t before = b->kind;
     gint64 gap = ack->ts_us - frame_raw_us(frame);
-    gint64 at_end = gap - (TURNAROUND_US + (gint64)ack->air_us);
-    gint64 at_start = gap - ((gint64)frame->air_us + TURNAROUND_US);
+    gint64 at_end = gap - (RADIO_TURNAROUND_US + (gint64)ack->air_us);
+    gint64 at_start = gap - ((gint64)frame->air_us + RADIO_TURNAROUND_US);
 
     if (llabs((gint64)frame->air_us - (gint64)ack->air_us) < TIME_BASE_APART_US)
         return;
@@ -487,7 +466,7 @@ static gboolean ack_seen_twice(const ota_track_t *t, const ota_link_in_t *in)
     gint64 gap = in->ts_us - t->last_ack_us;
 
     return t->last_ack_us && in->seq == t->last_ack_seq && gap >= 0 &&
-           gap <= (t->time_base.kind == OTA_STAMP_HOST ? STAMP_SLACK_US : SNIFFER_DUP_US);
+           gap <= (t->time_base.kind == OTA_STAMP_HOST ? RADIO_HOST_STAMP_SLACK_US : RADIO_SNIFFER_DUP_US);
 }
 
 /* How much later than the standard allows an ACK may be stamped: a
@@ -496,8 +475,8 @@ static gboolean ack_seen_twice(const ota_track_t *t, const ota_link_in_t *in)
  * a retry the sniffer missed; a host's are not. */
 static gint64 ack_slack_us(const ota_track_t *t)
 {
-    return t->time_base.kind == OTA_STAMP_END || t->time_base.kind == OTA_STAMP_START ? SNIFFER_STAMP_SLACK_US
-                                                                                      : STAMP_SLACK_US;
+    return t->time_base.kind == OTA_STAMP_END || t->time_base.kind == OTA_STAMP_START ? RADIO_SNIFFER_STAMP_SLACK_US
+                                                                                      : RADIO_HOST_STAMP_SLACK_US;
 }
 
 /* An ACK of a retry of a fragment of c the sniffer missed: a frame
@@ -558,7 +537,7 @@ static guint claim_earlier_acks(ota_track_t *t, const ota_link_in_t *in, guint32
 
     for (guint i = 0; i < ORPHAN_ACKS; i++)
         if (t->orphans[i].ts_us && !t->orphans[i].claimed && t->orphans[i].seq == in->seq &&
-            t->orphans[i].ts_us <= in->ts_us && in->ts_us - t->orphans[i].ts_us <= RETRY_CYCLE_US + STAMP_SLACK_US) {
+            t->orphans[i].ts_us <= in->ts_us && in->ts_us - t->orphans[i].ts_us <= RADIO_RETRY_GAP_US) {
             t->orphans[i].claimed = TRUE;
             *which |= 1u << i;
             n++;
@@ -653,7 +632,7 @@ static ota_frame_t *frame_in(ota_track_t *t, const ota_link_in_t *in)
          * than the standard allows after that frame's start, whatever
          * instant the sniffer stamps. */
         gint64 gap = in->ts_us - (a ? frame_raw_us(a) : 0);
-        if (a && gap >= 0 && gap <= (gint64)a->air_us + ACK_WAIT_US + (gint64)in->air_us + ack_slack_us(t)) {
+        if (a && gap >= 0 && gap <= (gint64)a->air_us + RADIO_ACK_WAIT_US + (gint64)in->air_us + ack_slack_us(t)) {
             if (!in->time_held)
                 learn_time_base(t, a, in);
             set_frame_time(t, f, in->ts_us);
@@ -679,7 +658,7 @@ static ota_frame_t *frame_in(ota_track_t *t, const ota_link_in_t *in)
             t->last_acked.src = a->src;
             t->last_acked.copy = a->copy;
             t->last_acked.frag_index = a->frag_index;
-        } else if (a && gap >= 0 && in->ts_us - a->first_tx_raw_us <= RETRY_WINDOW_US + ACK_WAIT_US &&
+        } else if (a && gap >= 0 && in->ts_us - a->first_tx_raw_us <= RADIO_RETRY_WINDOW_US + RADIO_ACK_WAIT_US &&
                    a->copy && a->frag_index < a->copy->n_frags && !a->copy->frags[a->frag_index].acked) {
             /* Too late for the frame, within its retry window: the ACK of a
              * retry the sniffer missed. The fragment arrived. */
@@ -690,7 +669,7 @@ static ota_frame_t *frame_in(ota_track_t *t, const ota_link_in_t *in)
             note_late_ack(t, a->copy);
             t->awaiting_ack[in->seq] = NULL;
             frame_unhold(t, a);
-        } else if (a && gap >= 0 && in->ts_us - a->first_tx_raw_us <= RETRY_WINDOW_US + ACK_WAIT_US && !a->copy &&
+        } else if (a && gap >= 0 && in->ts_us - a->first_tx_raw_us <= RADIO_RETRY_WINDOW_US + RADIO_ACK_WAIT_US && !a->copy &&
                    !a->ack_frame && !a->acked_late) {
             /* The same for a frame of no datagram (a poll): its retry was missed. */
             ota_gap_t g = { .ts_us = a->ts_us, .src = a->src, .frames = 1, .acks_captured = 1 };
@@ -699,7 +678,7 @@ static ota_frame_t *frame_in(ota_track_t *t, const ota_link_in_t *in)
         } else if (ack_seen_twice(t, in)) {
             /* the same ACK captured twice */
         } else if (in->seq == t->last_ack_seq && t->last_ack_us && in->ts_us >= t->last_ack_us &&
-                   in->ts_us - t->last_ack_us <= RETRY_CYCLE_US + STAMP_SLACK_US) {
+                   in->ts_us - t->last_ack_us <= RADIO_RETRY_GAP_US) {
             /* A second ACK for the frame just acknowledged, within one retry
              * cycle: its first ACK was lost on the way back, and the sniffer
              * missed the retry. */
@@ -732,12 +711,12 @@ static ota_frame_t *frame_in(ota_track_t *t, const ota_link_in_t *in)
          * ota_clock holds) tells the gap's size, not its sign. */
         gint64 gap = in->ts_us - (last ? frame_raw_us(last) : 0);
         if (last && last->seq == in->seq && last->content_hash == in->content_hash &&
-            (in->time_held || llabs(in->ts_us - last->first_tx_raw_us) <= RETRY_WINDOW_US)) {
+            (in->time_held || llabs(in->ts_us - last->first_tx_raw_us) <= RADIO_RETRY_WINDOW_US)) {
             /* A host's stamps move by more than the gap between a frame
              * and its retry: there a frame sent again is a retry. A frame
              * stamped before the one it repeats is not a copy of it
              * captured at once: the sniffer's clock went back. */
-            if (gap >= 0 && gap <= SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST && !in->time_held)
+            if (gap >= 0 && gap <= RADIO_SNIFFER_DUP_US && t->time_base.kind != OTA_STAMP_HOST && !in->time_held)
                 f->sniffer_dup = TRUE;
             else
                 f->mac_retry = TRUE;
@@ -846,7 +825,7 @@ static ota_copy_t *new_copy(ota_track_t *t, ota_frame_t *f, const lowpan_view_t 
 }
 
 /* A datagram's key stays in t->copies only while a fragment could still
- * join its copy: a copy silent for longer than COPY_REUSE_US takes none
+ * join its copy: a copy silent for longer than RADIO_REASSEMBLY_US takes none
  * (a later fragment starts a new copy), so its key goes, lest a long
  * capture keep one per datagram. Swept when the map has doubled since the
  * last sweep; the margin covers stamps that step back a little. */
@@ -862,7 +841,7 @@ static void note_stale(gpointer key, gpointer value, gpointer user_data)
     stale_sweep_t *sw = (stale_sweep_t *)user_data;
     const ota_copy_t *c = (const ota_copy_t *)value;
 
-    if (sw->now_us - c->last_us > COPY_REUSE_US + STALE_MARGIN_US)
+    if (sw->now_us - c->last_us > RADIO_REASSEMBLY_US + STALE_MARGIN_US)
         g_ptr_array_add(sw->stale, key);
 }
 
@@ -906,7 +885,7 @@ static void lowpan_in(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         copy_key_t probe = { f->src, f->dst, lv->has_mesh ? lv->mesh_orig : 0, lv->tag, lv->size };
         c = (ota_copy_t *)wmem_map_lookup(t->copies, &probe);
         /* Tags wrap: a FRAG1 after a complete copy, or a long silence, is a new datagram. */
-        if (c && ((c->complete && lv->first) || f->ts_us - c->last_us > COPY_REUSE_US))
+        if (c && ((c->complete && lv->first) || f->ts_us - c->last_us > RADIO_REASSEMBLY_US))
             c = NULL;
         if (!c) {
             const void *kept = NULL;
@@ -939,13 +918,14 @@ static void lowpan_in(ota_track_t *t, ota_frame_t *f, const lowpan_view_t *lv)
         }
         if (lv->is_frag && (c->n_frags || !lv->first))
             claim_orphan_acks(t, c, f->seq, (guint)(lv->offset + MAX(lv->data_len, 8) - 1) / (guint)MAX(lv->data_len, 8),
-                              c->n_frags ? c->last_us : f->ts_us - HOP_WINDOW_US, f->ts_us);
+                              c->n_frags ? c->last_us : f->ts_us - RADIO_HOP_WINDOW_US, f->ts_us);
         c->last_seq = f->seq;
         memset(&c->frags[i], 0, sizeof(ota_frag_t));
         c->frags[i].offset = lv->offset;
         c->frags[i].len = lv->first ? lv->frag1_span : (guint16)MAX(lv->data_len, 0);
         c->frags[i].first_frame = f->frame;
-        c->frags[i].psdu_len = (guint16)(f->air_us / 32 > 6 ? f->air_us / 32 - 6 : 0);
+        c->frags[i].psdu_len = (guint16)(f->air_us / RADIO_BYTE_US > RADIO_PHY_HEADER_BYTES
+                                                ? f->air_us / RADIO_BYTE_US - RADIO_PHY_HEADER_BYTES : 0);
         c->n_frags++;
     }
     frag_sent_again(&c->frags[i]);
@@ -1044,7 +1024,7 @@ static gboolean msg_lost_before(const ota_track_t *t, const ota_msg_t *msg, guin
 
     for (guint i = list ? list->n : 0; i > 0; i--) {
         ota_copy_t *c = list->at[i - 1];
-        if (c->first_us < after - HOP_WINDOW_US)
+        if (c->first_us < after - RADIO_HOP_WINDOW_US)
             break;
         if (c->first_us < after)
             continue;
@@ -1075,7 +1055,7 @@ static void tie_by_other_hop(const ota_track_t *t, guint32 i, ota_copy_t *c)
     for (guint32 j = i > TIE_SCAN ? i - TIE_SCAN : 0; j < MIN(n, i + TIE_SCAN + 1); j++) {
         const ota_copy_t *o = copy_at(t, j);
         if (j == i || !o->msg || !same_datagram(c, o) || (o->src != c->dst && o->dst != c->src) ||
-            llabs(o->first_us - c->first_us) > HOP_WINDOW_US)
+            llabs(o->first_us - c->first_us) > RADIO_HOP_WINDOW_US)
             continue;
         c->msg = o->msg;
         c->msg_is_guess = TRUE;
@@ -1108,7 +1088,7 @@ static gboolean receiver_acted(const ota_track_t *t, guint32 i, const ota_copy_t
             break;
         if (e->src != c->dst)
             continue;
-        if (!*fwd && e->dst != c->src && same_datagram(c, e) && e->first_us <= c->last_us + HOP_WINDOW_US) {
+        if (!*fwd && e->dst != c->src && same_datagram(c, e) && e->first_us <= c->last_us + RADIO_HOP_WINDOW_US) {
             *fwd = e;
             continue;
         }
@@ -1171,7 +1151,7 @@ static void infer_copy(const ota_track_t *t, guint32 i, ota_copy_t *c)
      * nothing after it: what the receiver did next came from elsewhere. */
     gboolean gave_up = FALSE;
     for (guint k = 0; t->acks_seen && k < c->n_frags; k++)
-        gave_up |= !c->frags[k].acked && c->frags[k].transmissions >= MAC_TRANSMISSIONS;
+        gave_up |= !c->frags[k].acked && c->frags[k].transmissions >= RADIO_MAC_TRANSMISSIONS;
     if (!shown_all)
         acted = receiver_acted(t, i, c, &fwd) && !gave_up;
     if (fwd)
@@ -1230,13 +1210,13 @@ static void infer_copy(const ota_track_t *t, guint32 i, ota_copy_t *c)
          * it gets an ACK, stopped before giving up: the ACK was on the air.
          * (A frame whose every ACK was lost on the air is sent 4 times.) */
         gboolean received = acted || (c->fragmented && has_fwd_top && fr->offset <= fwd_top) || (!c->fragmented && fwd);
-        fr->delivered = (c->fragmented && fr->offset < top) || (received && fr->transmissions < MAC_TRANSMISSIONS);
+        fr->delivered = (c->fragmented && fr->offset < top) || (received && fr->transmissions < RADIO_MAC_TRANSMISSIONS);
         if (!t->acks_seen)
             continue;
         missed_acks += fr->delivered;
         if (!fr->delivered) {
             unacked = TRUE;
-            confirmed |= fr->transmissions >= MAC_TRANSMISSIONS;
+            confirmed |= fr->transmissions >= RADIO_MAC_TRANSMISSIONS;
         }
     }
     /* A fragment missed between two captured ones had its ACK missed too,
@@ -1482,7 +1462,7 @@ static ota_copy_result_t *track_in(ota_track_t *t, ota_frame_t *f, guint32 frame
         gboolean used = FALSE;
         for (guint i = 0; i < round->n_links; i++)
             used |= round->links[i] == ota_link_id(link);
-        if (used || ts_us - round->last_us > HOP_WINDOW_US || round->n_links == G_N_ELEMENTS(round->links))
+        if (used || ts_us - round->last_us > RADIO_HOP_WINDOW_US || round->n_links == G_N_ELEMENTS(round->links))
             round = NULL;
     }
     if (round) {
@@ -2189,7 +2169,6 @@ static void append_to_sized(wmem_allocator_t *tmp, wmem_map_t *map, const void *
  * midpoint, half the interval the uncertainty (time_poll_uncertain_s).
  * What lies beyond the capture (the gateway's round trip) cannot be told
  * from the wait. */
-#define POLL_FETCH_US 50000   /* a parent answers a poll with its frame within this */
 
 static gint64 previous_hop_had(const ota_track_t *t, const ota_copy_t *c, const ota_copy_t *p)
 {
@@ -2232,11 +2211,11 @@ static gboolean poll_wait(const ota_track_t *t, const ota_copy_t *c, gint64 wait
     /* The last two polls before it (those acknowledged, where ACKs show). */
     gint last = previous_poll(v, (gint)lo, t->acks_seen);
     gint before = last > 0 ? previous_poll(v, last, t->acks_seen) : -1;
-    if (last < 0 || c->first_us - v[last].start_us > POLL_FETCH_US)
+    if (last < 0 || c->first_us - v[last].start_us > RADIO_POLL_FETCH_US)
         return FALSE;
     gint64 poll = v[last].start_us, had = G_MININT64;
     for (const ota_copy_t *p = c->msg->copies; p; p = p->next_of_msg) {
-        if (p != c && p->dst == c->src && p->first_us <= c->first_us && c->first_us - p->first_us < HOP_WINDOW_US)
+        if (p != c && p->dst == c->src && p->first_us <= c->first_us && c->first_us - p->first_us < RADIO_HOP_WINDOW_US)
             had = MAX(had, MIN(previous_hop_had(t, c, p), poll));
     }
     *uncertain_s = 0;
@@ -2488,7 +2467,7 @@ static void finalize(ota_track_t *t, double stall_s)
             if (t->acks_seen && !fr->acked && !fr->delivered) {
                 s->frames_unacked++;
                 s->fragments_lost += c->fragmented;
-                s->frames_unacked_uncertain += fr->transmissions < MAC_TRANSMISSIONS;
+                s->frames_unacked_uncertain += fr->transmissions < RADIO_MAC_TRANSMISSIONS;
             }
         }
         gboolean lost = c->lost;

@@ -36,6 +36,7 @@
 #include "packet-meter-stats-table.h"
 #include "packet-meter-time.h"
 #include "packet-meter-vantage.h"
+#include "radio_timing.h"
 
 void proto_register_meter(void);
 void proto_reg_handoff_meter(void);
@@ -367,9 +368,9 @@ static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gbo
         /* No 802.15.4 (the gateway's Ethernet): the messages still need a frame. */
         return has_coap ? ota_track_frame(tracker, &in) : NULL;
     in.has_wpan = TRUE;
-    /* 250 kbit/s: 32 us a byte, with the 6-byte PHY header and the FCS
-     * (a record without the FCS still had one on the air). */
-    in.air_us = (tvb_reported_length(psdu) + (has_fcs ? 0 : 2) + 6) * 32;
+    /* With the PHY header and the FCS (a record without the FCS still had
+     * one on the air). */
+    in.air_us = (tvb_reported_length(psdu) + (has_fcs ? 0 : 2) + RADIO_PHY_HEADER_BYTES) * RADIO_BYTE_US;
     in.frame_type = wv.frame_type;
     in.data_request = wv.frame_type == WPAN_FRAME_COMMAND && wv.command_id == WPAN_CMD_DATA_REQUEST;
     in.seq = wv.seq;
