@@ -64,6 +64,18 @@ ota_transfer_t *ota_track_transfer_at(ota_track_t *t, guint i)
     return *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
 }
 
+const meter_transfer_record_t *ota_track_record_at(const ota_track_t *t, guint i)
+{
+    return &(*(const ota_transfer_t **)wmem_array_index(t->xfer_list, i))->rec;
+}
+
+const meter_transfer_record_t *ota_track_record(const ota_track_t *t, guint32 transfer_id)
+{
+    const ota_transfer_t *x = (const ota_transfer_t *)wmem_map_lookup(t->xfers, GUINT_TO_POINTER(transfer_id));
+
+    return x ? &x->rec : NULL;
+}
+
 /* ---- one read: what the stamps mark, told within the pass ---- */
 
 /* The first frames are read twice over until the ACK gaps tell what the

@@ -188,18 +188,38 @@ static gboolean link_followed(const ota_copy_t *c, gboolean carries_coap)
     return c ? c->has_coap || c->msg : carries_coap;
 }
 
+/* The copy c of a view, as it stands (its fragment: v->frag_index). */
+static void view_copy(const ota_copy_t *c, ota_link_view_t *v)
+{
+    if (!c)
+        return;
+    v->copy = c->id;
+    v->transfer = c->msg ? c->msg->xfer->id : 0;
+    v->frag_acked = v->frag_index < c->n_frags && c->frags[v->frag_index].acked;
+    v->copy_src = c->src;
+    v->copy_dst = c->dst;
+    v->tag = c->tag;
+    v->size = c->size;
+    v->fragmented = c->fragmented;
+    v->bad_size = c->bad_size;
+    v->complete = c->complete;
+    v->complete_frame = c->complete_frame;
+    v->frags_seen = c->n_frags;
+    v->covered = c->covered;
+}
+
 void ota_track_frame_view(const ota_frame_t *f, ota_link_view_t *v)
 {
     memset(v, 0, sizeof *v);
     if (!link_followed(f->copy, f->carries_coap && f->sniffer_dup))
         return;
-    v->copy = f->copy;
     v->first_tx_frame = f->mac_retry || f->sniffer_dup ? f->first_tx_frame : 0;
     v->ack_frame = f->ack_frame;
     v->frag_offset = f->frag_offset;
     v->frag_index = f->frag_index;
     v->mac_retry = f->mac_retry;
     v->sniffer_dup = f->sniffer_dup;
+    view_copy(f->copy, v);
 }
 
 void ota_track_note_view(const ota_track_t *t, guint32 frame, ota_link_note_t note, ota_link_view_t *v)
@@ -215,18 +235,19 @@ void ota_track_note_view(const ota_track_t *t, guint32 frame, ota_link_note_t no
     }
     if (!id || id > chunk_array_count(t->copy_list) || !link_followed(copy_at(t, id - 1), FALSE))
         return;
-    v->copy = copy_at(t, id - 1);
+    const ota_copy_t *c = copy_at(t, id - 1);
     v->frag_index = (guint8)((note >> 26) & 0x3f);
     v->mac_retry = (note >> 25) & 1;
     v->sniffer_dup = (note >> 24) & 1;
     v->first_tx_frame = back ? frame - back : 0;
     v->ack_frame = on ? frame + on : 0;
-    v->frag_offset = v->frag_index < v->copy->n_frags ? v->copy->frags[v->frag_index].offset : 0;
+    v->frag_offset = v->frag_index < c->n_frags ? c->frags[v->frag_index].offset : 0;
+    view_copy(c, v);
 }
 
-guint32 ota_link_view_transfer(const ota_link_view_t *v)
+gint64 ota_frame_time_us(const ota_frame_t *f)
 {
-    return v->copy && v->copy->msg ? v->copy->msg->xfer->id : 0;
+    return f->ts_us;
 }
 
 /* The same record bytes at the same stamp as one of the latest frames: one

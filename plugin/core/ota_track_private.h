@@ -21,6 +21,178 @@
 #include "chunk_array.h"
 #include "seq_gaps.h"
 #include "radio_timing.h"
+#include "wpan_view.h"
+#include "mcuboot_size.h"
+
+typedef struct ota_copy ota_copy_t;
+typedef struct ota_msg ota_msg_t;
+typedef struct ota_transfer ota_transfer_t;
+
+/* Per frame while it is read: what the link and fragment accounting found.
+ * The tracker reuses a record once the frame is done (ota_track_frame_done)
+ * and no later frame can refer to it any more; what the display keeps of it
+ * is an ota_link_note_t. */
+struct ota_frame {
+    gint64     ts_us;            /* the frame's end, as far as the time base is known */
+    ota_addr_t src, dst;
+    ota_copy_t *copy;            /* the datagram copy a fragment belongs to */
+    guint32    frame;
+    union {                      /* (an ACK is never a retry) */
+        guint32 first_tx_frame;  /* a retry/duplicate: the first transmission */
+        guint32 acked_frame;     /* an ACK: the frame it acknowledges */
+    };
+    guint32    ack_frame;        /* the ACK that followed (0: none seen yet) */
+    guint32    air_us;
+    guint32    gap;              /* 1 + index of the missed frames its number showed (0: none) */
+    guint64    content_hash;     /* as in ota_link_in_t */
+    gint64     first_tx_raw_us;  /* the stamp of its first transmission (itself if it is one) */
+    guint16    frag_offset, frag_len;
+    guint8     frag_index;       /* index in copy->frags (< OTA_MAX_FRAGS) */
+    guint8     seq;
+    guint8     earlier_missed;   /* transmissions of it before this one the sniffer missed (their ACKs came) */
+    guint8     holders;          /* the tracker's references while frames are read */
+    guint8     mac_retry : 1, sniffer_dup : 1;
+    guint8     data_request : 1; /* a sleepy node's poll (not a retry of one its parent answered) */
+    guint8     let_go : 1;       /* the caller keeps it no longer */
+    guint8     moved_to_end : 1; /* ts_us is its stamp plus air_us (stamped at its start) */
+    guint8     is_ack : 1;       /* an ACK of the frame acked_frame */
+    guint8     carries_coap : 1; /* as in ota_link_in_t */
+    guint8     acked_late : 1;   /* (no datagram) an ACK came in its retry window: that of a retry missed */
+};
+
+typedef struct {
+    gint64   acked_us;            /* the end of its first acknowledged transmission (0: none) */
+    guint32  first_frame;
+    guint16  offset, len;         /* FRAG1: len is its uncompressed span, 0 if unknown */
+    guint16  psdu_len;            /* its frame's PSDU, FCS included */
+    guint16  transmissions;       /* (saturates) */
+    guint8   acked : 1;
+    guint8   retry_missed : 3;    /* transmissions the sniffer missed whose ACKs it captured (saturates) */
+    guint8   delivered : 1;       /* no ACK captured, yet what came after proves it arrived (finalize) */
+} ota_frag_t;
+
+#define OTA_MAX_FRAGS 64   /* 1280-byte IPv6 MTU over >= 20-byte fragments */
+
+/* One per datagram copy of a long capture: kept compact. */
+struct ota_copy {
+    ota_addr_t  src, dst;
+    gint64      first_us, last_us;
+    ota_frag_t *frags;            /* grows as fragments appear */
+    ota_msg_t  *msg;              /* the message it carried, once known */
+    ota_copy_t *next_of_msg;      /* the next copy of msg, in capture order (made by finalize) */
+    guint32     id;
+    guint32     first_frame, last_frame;
+    guint32     covered;          /* bytes covered (FRAG1 up to the next offset) */
+    guint32     complete_frame;
+    guint16     tag, size;
+    guint16     first_air_us;     /* its first frame's time on air: it began first_us less that */
+    guint16     coap_mid;
+    guint8      coap_type, coap_code;
+    guint8      n_frags, cap_frags;   /* at most OTA_MAX_FRAGS */
+    guint8      last_seq;         /* the 802.15.4 sequence number of its latest new fragment */
+    guint8      acks_claimed;     /* unmatched ACKs that its missing fragments explain */
+    guint8      missed_frags;     /* of its fragments, those never captured that finalize infers were sent */
+    guint8      missed_frames;    /* those and the ACKs and retries of it the sniffer missed (finalize) */
+    guint8      fragmented : 1;   /* FRAG1/FRAGN headers (size may still be 0: bad_size) */
+    guint8      bad_size : 1;     /* datagram_size 0 or smaller than a fragment's end: never complete */
+    guint8      complete : 1;
+    guint8      has_coap : 1;
+    guint8      msg_is_guess : 1; /* msg chosen by finalize (nearest in time): redone every time */
+    /* What finalize infers from the frames after it (docs/ota-sessions.md,
+     * "Frames the sniffer missed"), redone every time: */
+    guint8      whole : 1;        /* every byte was on the air, captured or not */
+    guint8      lost : 1;         /* not shown delivered: incomplete, or a frame not shown acknowledged */
+    guint8      lost_uncertain : 1; /* lost, but the sniffer may have missed what would show it delivered */
+};
+
+/* A link source as a round keeps it: an EUI-64 folded to 32 bits (short
+ * addresses stay as they are). */
+static inline guint32 ota_link_id(ota_addr_t a)
+{
+    return (guint32)(a ^ (a >> 32));
+}
+
+/* One transmission round of a message: its copies hop by hop. */
+typedef struct {
+    guint32    first_frame, last_frame;
+    gint64     first_us, last_us;
+    guint32    links[8];          /* link sources used (ota_link_id) */
+    guint      n_links;
+    ota_copy_result_t *result;    /* what its first copy's frame shows */
+    gint64     start_us;          /* when the first frame of its first copy began */
+} ota_round_t;
+
+typedef struct { ota_round_t *at; guint32 n, cap; } ota_rounds_t;
+typedef struct { ota_msg_t **at; guint32 n, cap; } ota_msg_list_t;
+
+struct ota_msg {
+    ota_transfer_t *xfer;
+    ota_rounds_t rounds;
+    ota_msg_t *request;           /* a response: its request */
+    ota_msg_list_t responses;     /* a request: its response messages */
+    ota_copy_t *copies;           /* its datagram copies, chained by next_of_msg (made by finalize) */
+    gint64     not_before;        /* no copy of it can start earlier: the exchange began then */
+    meter_coap_identity_t id;     /* with the MID, what tells it from another message */
+    guint32    offset, len;       /* block byte offset and payload length */
+    guint16    mid;
+    guint8     type, code;
+    guint8     szx;
+    guint8     is_request : 1;
+    guint8     from_client : 1;   /* sent by the exchange's client (a request, or its ACK to a separate response) */
+    guint8     has_block : 1, more : 1;
+    guint8     joined_late : 1;   /* a request that joined its transfer when its answer came (ota_track_joined_request) */
+};
+
+/* Per CoAP message copy in a frame: what the display shows. */
+struct ota_copy_result {
+    ota_msg_t *msg;
+    gint64     elapsed_us;        /* since the transfer's first request */
+    gint64     rtt_first_us, rtt_last_us;   /* responses; -1 if not known */
+    gint64     turnaround_us;     /* requests; -1 if not known */
+    gint64     size_hint;         /* -1 if not known */
+    gint64     stall_us;
+    ota_copy_result_t *also;      /* the same message in a second transfer: the download a Block1 exchange's answer starts */
+    guint32    round;             /* 1-based */
+    guint32    prev_tx_frame;     /* first copy of the previous round (or previous request of the block) */
+    guint32    bytes_so_far;
+    guint8     cause;             /* enum ota_cause: retransmissions and re-requests */
+    guint8     szx_asked;         /* a response: the SZX its request asked for (szx_larger) */
+    guint8     hop_copy : 1, retransmission : 1, rerequest : 1, duplicate_response : 1;
+    guint8     out_of_order : 1, gap : 1, renegotiation : 1;
+    guint8     szx_larger : 1;    /* a response with a larger SZX than its request's: RFC 7959 2.4 forbids it */
+    guint8     size_at_least : 1; /* size_hint is what the image's MCUboot header and TLV info tell: the
+                                     transfer may go on after it (mcuboot_size.h) */
+};
+
+
+struct ota_transfer {
+    guint32    id;
+    guint32    slot;              /* its place in the tracker's list of transfers */
+    const char *meter, *gateway, *path;
+    gboolean   upload;            /* Block1 */
+    gboolean   on_radio;          /* its messages came in IEEE 802.15.4 frames */
+    guint8     szx_first, szx;
+    gboolean   renegotiated;
+    ota_addr_t meter_link;        /* link-layer source of the meter's requests */
+    gint64     size_hint;
+    gboolean   size_at_least;     /* as in ota_copy_result_t */
+    mcuboot_size_t image;         /* a firmware image's size as its blocks tell it */
+    guint32    first_frame, last_frame;
+    gint64     first_us, last_us;
+    wmem_array_t *msgs;           /* ota_msg_t * in order of first copy */
+    wmem_map_t *request_at;       /* byte offset + 1 -> latest request for that block */
+    guint32    next_offset;       /* contiguous bytes so far (first pass) */
+    guint32    highest_requested;
+    gint64     last_response_us;  /* first pass: for turn-around */
+    wmem_array_t *silences;       /* gint64 pairs {start_us, length_us}: gaps >= 1 s between copies */
+    gboolean   image_verified;
+    guint32    frames_captured_unlogged;  /* finalize: its ACKs captured of frames the sniffer missed, */
+    guint32    acks_matched;      /* and of frames it captured */
+    /* What -z meter,ota,tsv prints of it (common/transfer_record.h), made by
+     * finalize: its own columns (id, meter, path, SZX, ...) and the statistics. */
+    meter_transfer_record_t rec;
+};
+
 
 /* Frames read before, for the same frame captured twice (merged captures). */
 #define RECENT_FRAMES    8
@@ -188,6 +360,10 @@ static inline gint64 msg_first_us(const ota_msg_t *m)
 }
 
 /* ---- between the tracker's files ---- */
+
+/* A transfer by its id (NULL: none), or by its place in id order. */
+ota_transfer_t  *ota_track_transfer(ota_track_t *t, guint32 transfer_id);
+ota_transfer_t  *ota_track_transfer_at(ota_track_t *t, guint i);
 
 /* ota_track_link.c: a frame's link facts in (its record), and out at the
  * end of its first pass (its note); the unmatched ACKs numbered between a

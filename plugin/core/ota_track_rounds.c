@@ -162,6 +162,69 @@ const ota_copy_result_t *ota_track_joined_request(const coap_exchange_t *ex, gui
     return NULL;
 }
 
+const ota_copy_result_t *ota_result_also(const ota_copy_result_t *r)
+{
+    return r->also;
+}
+
+guint32 ota_result_transfer(const ota_copy_result_t *r)
+{
+    return r->msg->xfer->id;
+}
+
+/* A success that ends its transfer: the last block of a download, the
+ * answer to an upload's last block. */
+static gboolean msg_final(const ota_msg_t *msg)
+{
+    if (msg->is_request || !msg->request || !coap_code_is_success(msg->code))
+        return FALSE;
+    return msg->xfer->upload ? !msg->request->more : (!msg->has_block || !msg->more);
+}
+
+void ota_result_view(const ota_copy_result_t *r, ota_msg_view_t *v)
+{
+    const ota_msg_t *msg = r->msg;
+    const ota_transfer_t *x = msg->xfer;
+
+    *v = (ota_msg_view_t){
+        .transfer = x->id,
+        .transfer_first_frame = x->first_frame,
+        .meter = x->meter,
+        .path = x->path,
+        .upload = x->upload,
+        .szx = x->szx,
+        .verified = x->image_verified,
+        .complete = x->rec.complete,
+        .last_frame = x->rec.last_frame,
+        .is_request = msg->is_request,
+        .code = msg->code,
+        .offset = msg->offset,
+        .final = msg_final(msg),
+        .asked_szx0 = msg->request && msg->request->has_block && msg->request->szx == 0,
+        .round_first_frame = r->round >= 1 && r->round <= msg->rounds.n ? msg->rounds.at[r->round - 1].first_frame : 0,
+        .round = r->round,
+        .prev_tx_frame = r->prev_tx_frame,
+        .bytes_so_far = r->bytes_so_far,
+        .elapsed_us = r->elapsed_us,
+        .rtt_first_us = r->rtt_first_us,
+        .rtt_last_us = r->rtt_last_us,
+        .turnaround_us = r->turnaround_us,
+        .size_hint = r->size_hint,
+        .size_at_least = r->size_at_least,
+        .stall_us = r->stall_us,
+        .cause = (enum ota_cause)r->cause,
+        .szx_asked = r->szx_asked,
+        .hop_copy = r->hop_copy,
+        .retransmission = r->retransmission,
+        .rerequest = r->rerequest,
+        .duplicate_response = r->duplicate_response,
+        .out_of_order = r->out_of_order,
+        .gap = r->gap,
+        .renegotiation = r->renegotiation,
+        .szx_larger = r->szx_larger,
+    };
+}
+
 /* What the image's size is, from the first source that tells it: Size2
  * (read below) or the size the meter's configuration announced; else the
  * image's own MCUboot header and TLV info, block by block (mcuboot_size.h),

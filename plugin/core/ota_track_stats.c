@@ -413,15 +413,15 @@ static int cmp_progress(const void *a, const void *b)
     return x->ts_us < y->ts_us ? -1 : x->ts_us > y->ts_us;
 }
 
-wmem_array_t *ota_track_progress(ota_track_t *t, ota_transfer_t *x, wmem_allocator_t *scope)
+wmem_array_t *ota_track_progress(ota_track_t *t, guint32 transfer_id, wmem_allocator_t *scope)
 {
     wmem_array_t *pts = wmem_array_new(scope, sizeof(ota_progress_t));
     wmem_map_t *asked = wmem_map_new(scope, g_direct_hash, g_direct_equal);
     wmem_map_t *got = wmem_map_new(scope, g_direct_hash, g_direct_equal);
-    (void)t;
+    const ota_transfer_t *x = ota_track_transfer(t, transfer_id);
 
     /* Points first, bytes after: the repeats interleave with the blocks in time. */
-    for (guint i = 0; i < wmem_array_get_count(x->msgs); i++) {
+    for (guint i = 0; x && i < wmem_array_get_count(x->msgs); i++) {
         const ota_msg_t *o = *(ota_msg_t **)wmem_array_index(x->msgs, i);
         if (!o->is_request)
             continue;
