@@ -10,15 +10,7 @@
 #include "children.h"
 #include "coap_header.h"
 #include "vantage_read.h"
-
-/* Copies of a round come within this of its first: a hop forwards at once
- * and a sleepy child's parent holds a frame for at most an idle poll
- * period; the same bytes later are another round (a retransmission comes
- * again on its first link anyway). */
-#define HOP_WINDOW_S 60.0
-/* A MAC retry repeats its frame's sequence number within macAckWaitDuration
- * and backoffs: far less than this. */
-#define RETRY_WINDOW_S 1.0
+#include "radio_timing.h"
 
 enum {
     F_NUMBER, F_TIME, F_SRC16, F_DST16, F_SEQ, F_ACK_TO, F_FRAGMENTS, F_IP_SRC, F_IP_DST, F_SPORT, F_DPORT,
@@ -195,7 +187,7 @@ static guint transmission_group(reader_t *r, guint16 src, guint16 dst, guint16 s
     char *link = g_strdup_printf("%04x>%04x", src, dst);
     link_last_t *last = g_hash_table_lookup(r->link_last, link);
 
-    *retry = last && last->seq == seq && t - last->time <= RETRY_WINDOW_S;
+    *retry = last && last->seq == seq && t - last->time <= RADIO_RETRY_GAP_US / 1e6;
     if (!*retry) {
         if (!last) {
             last = g_new0(link_last_t, 1);
@@ -313,7 +305,7 @@ void ms_vantage_feed(ms_vantage_t *v, const char *line)
         g_array_unref(frags);
         goto out;
     }
-    if (!m || !wpan || link >= 0 || t - m->first_s > HOP_WINDOW_S || m->n_copies == MS_ROUND_MAX_COPIES) {
+    if (!m || !wpan || link >= 0 || t - m->last_s > RADIO_HOP_WINDOW_US / 1e6 || m->n_copies == MS_ROUND_MAX_COPIES) {
         m = new_round(v, r, key, f, &h, bytes, first, (guint)number);
     } else {
         g_free(key);

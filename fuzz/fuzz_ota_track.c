@@ -28,7 +28,7 @@ static void read_block(fuzz_reader_t *r, meter_block_t *b)
     b->num = (flags & 0x40) ? fuzz_u32(r) & 0xfffff : fuzz_u8(r);   /* NUM is 20 bits */
 }
 
-static void message(fuzz_reader_t *r, ota_track_t *t, ota_frame_t *last, guint32 *frame, gint64 ts,
+static void message(fuzz_reader_t *r, ota_track_t *t, ota_frame_t *last, guint32 last_frame, guint32 *frame, gint64 ts,
                     const address *meter, const address *gw, wmem_allocator_t *tmp)
 {
     meter_coap_t m;
@@ -52,11 +52,16 @@ static void message(fuzz_reader_t *r, ota_track_t *t, ota_frame_t *last, guint32
     const address *src = (how & 1) ? meter : gw, *dst = (how & 1) ? gw : meter;
     const char *src_key = (how & 0x20) ? "a" : "b", *dst_key = (how & 0x40) ? "a" : "b";
     ++*frame;
-    guint32 at = last && (how & 0x10) ? last->frame : *frame;
+    guint32 at = last && (how & 0x10) ? last_frame : *frame;
     coap_exchange_t *ex = ota_track_exchange(t, &m, src_key, dst_key, src, dst, at, ts, tmp);
     ota_image_hints_t hints = { (how & 2) != 0, (how & 4) ? (gint64)fuzz_u32(r) : -1 };
     ota_copy_result_t *res = ota_track_message(t, (how & 0x10) ? last : NULL, at, ts, src_key, ex, &m, &hints);
-    (void)res;
+    if (res) {
+        ota_msg_view_t v;
+        ota_result_view(res, &v);
+        if (ota_result_also(res))
+            ota_result_view(ota_result_also(res), &v);
+    }
     if (payload)
         tvb_free(payload);
 }
@@ -67,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gint64 ts = 1000000;
     guint32 frame = 0;
     ota_frame_t *last = NULL;
+    guint32 last_frame = 0;
     address meter, gw;
 
     fuzz_init_once();
@@ -86,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             in.ack_request = op & 0x20;
             in.air_us = fuzz_u8(&r) * 32;
             last = ota_track_frame(t, &in);
+            last_frame = in.frame;
             break;
         }
         case 1: {
@@ -113,10 +120,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             lv.coap_code = codes[fuzz_u8(&r) % G_N_ELEMENTS(codes)];
             lv.coap_mid = fuzz_u8(&r) & 7;
             ota_track_lowpan(t, last, &lv);
+            ota_link_view_t v;
+            ota_track_frame_view(last, &v);
             break;
         }
         case 3:
-            message(&r, t, last, &frame, ts, &meter, &gw, scope);
+            message(&r, t, last, last_frame, &frame, ts, &meter, &gw, scope);
             break;
         }
         if (op == 0xff)
@@ -125,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ota_track_finalize(t, 10);
     ota_track_finalize(t, 2);
     for (guint i = 0; i < ota_track_n_transfers(t); i++)
-        (void)ota_track_progress(t, ota_track_transfer_at(t, i), scope);
+        (void)ota_track_progress(t, ota_track_record_at(t, i)->transfer, scope);
     (void)ota_track_counts(t);
     wmem_destroy_allocator(scope);
     return 0;

@@ -3,12 +3,7 @@
  */
 #include <stdlib.h>
 #include "vantage.h"
-
-/* Hop copies and MAC retries of one transmission come within this of each
- * other; a CoAP retransmission waits ACK_TIMEOUT (2 s by default). */
-#define SAME_ROUND_US G_GINT64_CONSTANT(1000000)
-/* The other copy must be within this of where the offset puts it. */
-#define PAIR_WINDOW_US G_GINT64_CONSTANT(60000000)
+#include "radio_timing.h"
 
 typedef struct {
     guint32 frame;
@@ -145,7 +140,7 @@ static void note(vantage_map_t *m, guint64 key, vantage_kind_t kind, guint64 src
     }
     GArray *rs = msg->rounds[kind];
     round_t *last = rs->len ? &g_array_index(rs, round_t, rs->len - 1) : NULL;
-    gboolean new_round = !(kind == VANTAGE_RADIO && last && ts_us - last->last_us <= SAME_ROUND_US &&
+    gboolean new_round = !(kind == VANTAGE_RADIO && last && ts_us - last->last_us <= RADIO_SAME_BYTES_ROUND_US &&
                            ts_us >= last->last_us);
     if (!new_round) {
         last->last_us = ts_us;      /* a hop copy or a MAC retry */
@@ -233,7 +228,7 @@ static const round_t *matched_round(const message_t *msg, vantage_kind_t kind, g
         for (guint j = 0; j < ir->len; j++) {
             gint64 delay = g_array_index(ir, round_t, j).first_us - offset_us - g_array_index(rr, round_t, i).first_us;
             candidate_t c = { i, j, up ? delay : -delay };
-            if (c.delay >= -bound && c.delay <= PAIR_WINDOW_US)
+            if (c.delay >= -bound && c.delay <= RADIO_PAIR_WINDOW_US)
                 g_array_append_val(cand, c);
         }
     g_array_sort(cand, by_delay);

@@ -56,13 +56,6 @@ static void code_text(char *buf, gsize len, guint8 code)
         g_snprintf(buf, len, "%u.%02u", coap_code_class(code), code & 31u);
 }
 
-static gboolean is_final(const ota_msg_t *msg)
-{
-    if (msg->is_request || !msg->request || !coap_code_is_success(msg->code))
-        return FALSE;
-    return msg->xfer->upload ? !msg->request->more : (!msg->has_block || !msg->more);
-}
-
 static void emit(events_listener_t *l, meter_event_record_t *e, const char *event)
 {
     e->event = event;
@@ -72,22 +65,21 @@ static void emit(events_listener_t *l, meter_event_record_t *e, const char *even
 static void message_events(events_listener_t *l, guint32 frame, gint64 ts_us, const meter_event_msg_t *m,
                            double stall_s)
 {
-    const ota_copy_result_t *r = m->result;
-    const ota_msg_t *msg = r->msg;
-    const ota_transfer_t *x = msg->xfer;
-    char code[16], *path = g_strdup_printf("/%s", x->path);
-    told_t *told = g_hash_table_lookup(l->told, GUINT_TO_POINTER(x->id));
+    ota_msg_view_t view, *r = &view;
+    ota_result_view(m->result, &view);
+    char code[16], *path = g_strdup_printf("/%s", r->path);
+    told_t *told = g_hash_table_lookup(l->told, GUINT_TO_POINTER(r->transfer));
     meter_event_record_t e = {
-        .frame = frame, .ts_us = ts_us, .transfer = x->id, .meter = x->meter, .path = path,
-        .kind = x->upload ? "block1" : "block2", .offset = msg->offset, .block_size = meter_block_size(x->szx),
+        .frame = frame, .ts_us = ts_us, .transfer = r->transfer, .meter = r->meter, .path = path,
+        .kind = r->upload ? "block1" : "block2", .offset = r->offset, .block_size = meter_block_size(r->szx),
         .bytes = r->bytes_so_far, .size_hint = r->size_hint, .code = code, .stall_s = -1, .image = m->image,
-        .verified = x->image_verified,
+        .verified = r->verified,
     };
 
-    code_text(code, sizeof code, msg->code);
+    code_text(code, sizeof code, r->code);
     if (!told) {
         told = g_new0(told_t, 1);
-        g_hash_table_insert(l->told, GUINT_TO_POINTER(x->id), told);
+        g_hash_table_insert(l->told, GUINT_TO_POINTER(r->transfer), told);
         emit(l, &e, "start");
     }
     if (r->stall_us > (gint64)(stall_s * 1e6)) {
@@ -101,13 +93,13 @@ static void message_events(events_listener_t *l, guint32 frame, gint64 ts_us, co
         emit(l, &e, "rerequest");
     if (r->renegotiation && !r->hop_copy)
         emit(l, &e, "renegotiation");
-    if (!msg->is_request && coap_code_is_error(msg->code) && !r->hop_copy)
+    if (!r->is_request && coap_code_is_error(r->code) && !r->hop_copy)
         emit(l, &e, "error");
     if (r->bytes_so_far > told->bytes) {
         told->bytes = r->bytes_so_far;
         emit(l, &e, "block");
     }
-    if (!told->completed && is_final(msg)) {
+    if (!told->completed && r->final) {
         told->completed = TRUE;
         emit(l, &e, "complete");
     }

@@ -107,11 +107,10 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
 {
     proto_item *ti;
     proto_tree *ft;
-    const ota_copy_t *c = f->copy;
     gboolean later = PINFO_FD_VISITED(pinfo);
 
     /* Only frames with something to say: retries, fragments, acknowledged frames. */
-    if (!f->mac_retry && !f->sniffer_dup && !(c && c->fragmented) && !f->ack_frame)
+    if (!f->mac_retry && !f->sniffer_dup && !(f->copy && f->fragmented) && !f->ack_frame)
         return;
     ti = proto_tree_add_item(tree, proto_meter, tvb, 0, 0, ENC_NA);
     proto_item_append_text(ti, ", link");
@@ -131,52 +130,52 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
     }
     if (f->ack_frame)
         gen_uint(ft, hf_frag_ack_in, tvb, f->ack_frame);
-    if (!c || !c->fragmented)
+    if (!f->copy || !f->fragmented)
         return;
-    proto_item_append_text(ti, ", fragment %u of datagram %u", f->frag_index + 1, c->id);
-    gen_uint(ft, hf_frag_datagram, tvb, c->id);
-    if (c->msg)
-        gen_uint(ft, hf_frag_transfer, tvb, c->msg->xfer->id);
+    proto_item_append_text(ti, ", fragment %u of datagram %u", f->frag_index + 1, f->copy);
+    gen_uint(ft, hf_frag_datagram, tvb, f->copy);
+    if (f->transfer)
+        gen_uint(ft, hf_frag_transfer, tvb, f->transfer);
     /* Text only for a tree that keeps it (formatting is most of the cost). */
     if (ft) {
-        proto_item_set_generated(proto_tree_add_string(ft, hf_frag_src, tvb, 0, 0, addr_text(pinfo->pool, c->src)));
-        proto_item_set_generated(proto_tree_add_string(ft, hf_frag_dst, tvb, 0, 0, addr_text(pinfo->pool, c->dst)));
+        proto_item_set_generated(proto_tree_add_string(ft, hf_frag_src, tvb, 0, 0, addr_text(pinfo->pool, f->copy_src)));
+        proto_item_set_generated(proto_tree_add_string(ft, hf_frag_dst, tvb, 0, 0, addr_text(pinfo->pool, f->copy_dst)));
     }
-    gen_uint(ft, hf_frag_tag, tvb, c->tag);
-    gen_uint(ft, hf_frag_size, tvb, c->size);
-    if (c->bad_size)
+    gen_uint(ft, hf_frag_tag, tvb, f->tag);
+    gen_uint(ft, hf_frag_size, tvb, f->size);
+    if (f->bad_size)
         expert_add_info_format(pinfo, ti, &ei_frag_bad_size,
                                "6LoWPAN datagram_size %u is 0 or smaller than its fragments: it can never be complete",
-                               c->size);
+                               f->size);
     gen_uint(ft, hf_frag_offset, tvb, f->frag_offset);
-    gen_uint(ft, hf_frag_seen, tvb, c->n_frags);
-    gen_uint(ft, hf_frag_covered, tvb, c->covered);
-    if (f->copy->frags[f->frag_index].acked || later)
-        gen_bool(ft, hf_frag_acks, tvb, f->copy->frags[f->frag_index].acked);
-    if (c->complete) {
+    gen_uint(ft, hf_frag_seen, tvb, f->frags_seen);
+    gen_uint(ft, hf_frag_covered, tvb, f->covered);
+    if (f->frag_acked || later)
+        gen_bool(ft, hf_frag_acks, tvb, f->frag_acked);
+    if (f->complete) {
         gen_bool(ft, hf_frag_complete, tvb, TRUE);
-        gen_uint(ft, hf_frag_completed_in, tvb, c->complete_frame);
+        gen_uint(ft, hf_frag_completed_in, tvb, f->complete_frame);
     } else if (later) {
         /* Only once the whole capture was read is "never completed" known. */
         gen_bool(ft, hf_frag_complete, tvb, FALSE);
         expert_add_info(pinfo, ti, &ei_frag_incomplete);
     }
-    if (later && !f->copy->frags[f->frag_index].acked && !f->mac_retry)
+    if (later && !f->frag_acked && !f->mac_retry)
         expert_add_info(pinfo, ti, &ei_frag_lost);
 }
 
 void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root, proto_tree *tree,
-                            const ota_copy_result_t *r, const meter_coap_t *m, double stall_s)
+                            const ota_copy_result_t *result, const meter_coap_t *m, double stall_s)
 {
     proto_item *ti;
     proto_tree *ot;
-    const ota_msg_t *msg = r->msg;
-    const ota_transfer_t *x = msg->xfer;
-    const meter_block_t *b = x->upload ? &m->block1 : &m->block2;
+    ota_msg_view_t view, *r = &view;
+    ota_result_view(result, &view);
+    const meter_block_t *b = r->upload ? &m->block1 : &m->block2;
     guint plen = m->payload ? tvb_reported_length(m->payload) : 0;
 
     ti = proto_tree_add_item(tree, proto_meter, tvb, 0, 0, ENC_NA);
-    proto_item_set_text(ti, "Block-wise transfer %u", x->id);
+    proto_item_set_text(ti, "Block-wise transfer %u", r->transfer);
     ot = proto_item_add_subtree(ti, ett_ota);
     guint32 size = b->present ? meter_block_size(b->szx) : 0;
     if (b->present) {
@@ -197,14 +196,12 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
     gen_time(ot, hf_ota_rtt_last, tvb, r->rtt_last_us);
     gen_time(ot, hf_ota_turnaround, tvb, r->turnaround_us);
     gen_uint(ot, hf_ota_round, tvb, r->round);
-    gen_uint(ot, hf_ota_first_frame, tvb, x->first_frame);
+    gen_uint(ot, hf_ota_first_frame, tvb, r->transfer_first_frame);
     if (r->prev_tx_frame)
         gen_uint(ot, hf_ota_prev_tx, tvb, r->prev_tx_frame);
     gen_bool(ot, hf_ota_hop_copy, tvb, r->hop_copy);
     if (r->hop_copy)
-        show_same_transmission(root, ot, tvb,
-                               msg->rounds.at[r->round - 1].first_frame,
-                               "the copy of that frame on a further mesh hop");
+        show_same_transmission(root, ot, tvb, r->round_first_frame, "the copy of that frame on a further mesh hop");
     gen_bool(ot, hf_ota_retransmission, tvb, r->retransmission);
     gen_bool(ot, hf_ota_rerequest, tvb, r->rerequest);
     gen_bool(ot, hf_ota_duplicate_response, tvb, r->duplicate_response);
@@ -236,16 +233,15 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
     if (b->present && b->szx == 7 && !r->hop_copy)
         expert_add_info(pinfo, ti, &ei_ota_szx7);
     if (!meter_coap_is_request(m) && m->code != COAP_CODE_EMPTY && !r->hop_copy) {
-        gboolean asked_szx0 = msg->request && msg->request->has_block && msg->request->szx == 0;
         /* Class 2 or below: not a redirect (3.xx) nor an error. */
         gboolean success = coap_code_class(m->code) <= 2;
         if (coap_code_is_error(m->code))
             expert_add_info_format(pinfo, ti, &ei_ota_error_response, "Error response %u.%02u%s",
                                    coap_code_class(m->code), m->code & 31, plen ? " with a payload" : "");
-        if (asked_szx0 && (coap_code_is_error(m->code) || (success && plen == 0)))
+        if (r->asked_szx0 && (coap_code_is_error(m->code) || (success && plen == 0)))
             expert_add_info(pinfo, ti, &ei_ota_szx0);
         /* A download's response carries the block; an upload's does not. */
-        gboolean carries = !x->upload;
+        gboolean carries = !r->upload;
         if (carries && b->present && success && ((b->more && plen != size) || (!b->more && plen > size)))
             expert_add_info_format(pinfo, ti, &ei_ota_length, "Block payload of %u bytes; SZX %u means %u",
                                    plen, b->szx, size);
@@ -257,7 +253,7 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
                                    "Last block ends at byte %" G_GINT64_MODIFIER "d, the image is %s%" G_GINT64_MODIFIER
                                    "d bytes", end, r->size_at_least ? "at least " : "", r->size_hint);
     }
-    if (PINFO_FD_VISITED(pinfo) && !x->rec.complete && pinfo->num == x->rec.last_frame)
+    if (PINFO_FD_VISITED(pinfo) && !r->complete && pinfo->num == r->last_frame)
         expert_add_info(pinfo, ti, &ei_ota_incomplete);
 }
 

@@ -182,14 +182,14 @@ static char *eta_text(const meter_transfer_record_t *s)
     return text;
 }
 
-/* Fills a cleared row. */
-static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
+/* Fills a cleared row with transfer id's record s. The record is the one
+ * the last finalize made: a row filled before one (tshark's single pass)
+ * is filled again by the refresher before it is drawn. */
+static void fill_row(stat_tap_table_item_type *row, guint32 id, const meter_transfer_record_t *s)
 {
-    const meter_transfer_record_t *s = &x->rec;
-
-    set_uint(&row[COL_TRANSFER], x->id);
+    set_uint(&row[COL_TRANSFER], id);
     set_uint(&row[COL_FIRST_FRAME], s->first_frame);
-    set_str(&row[COL_PATH], g_strdup_printf("/%s", x->path ? x->path : ""));
+    set_str(&row[COL_PATH], g_strdup(s->path ? s->path : "/"));
     set_uint(&row[COL_BLOCKS], s->blocks);
     set_rate(&row[COL_RATE], s->rate_Bps);
     set_uint(&row[COL_RETX], s->retransmissions);
@@ -198,11 +198,11 @@ static void fill_row(stat_tap_table_item_type *row, const ota_transfer_t *x)
     set_str(&row[COL_COMPLETE], g_strdup(s->complete ? "yes" : "no"));
     set_long_s(&row[COL_DURATION], s->duration_s);
     set_uint(&row[COL_BYTES], s->bytes);
-    set_uint(&row[COL_BLOCK_SIZE], meter_block_size(x->szx));
-    set_str(&row[COL_KIND], g_strdup(x->upload ? "block1" : "block2"));
-    set_str(&row[COL_VERIFIED], g_strdup(x->image_verified ? "yes" : "-"));
-    set_str(&row[COL_METER], g_strdup(x->meter ? x->meter : "-"));
-    set_str(&row[COL_GATEWAY], g_strdup(x->gateway ? x->gateway : "-"));
+    set_uint(&row[COL_BLOCK_SIZE], s->block_size);
+    set_str(&row[COL_KIND], g_strdup(s->kind ? s->kind : "-"));
+    set_str(&row[COL_VERIFIED], g_strdup(s->verified ? "yes" : "-"));
+    set_str(&row[COL_METER], g_strdup(s->meter ? s->meter : "-"));
+    set_str(&row[COL_GATEWAY], g_strdup(s->gateway ? s->gateway : "-"));
     set_str(&row[COL_START], utc_text(s->first_request_us));
     set_uint(&row[COL_MAC_RETRIES], s->mac_retries);
     set_uint(&row[COL_FRAGMENTED], s->datagrams_fragmented);
@@ -281,11 +281,12 @@ static void refresh_rows(void *tapdata)
     t = meter_session_tracker(meter_session_current());
     meter_session_finalize(meter_session_current());
     for (guint i = 0; i < table->num_elements; i++) {
-        ota_transfer_t *x = ota_track_transfer(t, row_id(table, i));
-        if (!x)
+        guint32 id = row_id(table, i);
+        const meter_transfer_record_t *s = ota_track_record(t, id);
+        if (!s)
             continue;
         clear_row(table->elements[i]);
-        fill_row(table->elements[i], x);
+        fill_row(table->elements[i], id, s);
     }
 }
 
@@ -367,10 +368,10 @@ static tap_packet_status ota_table_packet(void *tapdata, packet_info *pinfo _U_,
         guint pos = row_search(table, ids[i]);
         if (pos < table->num_elements && row_id(table, pos) == ids[i])
             continue;
-        ota_transfer_t *x = ota_track_transfer(t, ids[i]);
-        if (!x)
+        const meter_transfer_record_t *s = ota_track_record(t, ids[i]);
+        if (!s)
             continue;
-        fill_row(row_insert(table, pos), x);
+        fill_row(row_insert(table, pos), ids[i], s);
         added = TRUE;
     }
     return added ? TAP_PACKET_REDRAW : TAP_PACKET_DONT_REDRAW;

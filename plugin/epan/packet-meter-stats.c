@@ -97,15 +97,15 @@ static void print_tsv(meter_session_t *session, GHashTable *seen)
 
     meter_record_write_header(out);
     for (guint i = 0; i < ota_track_n_transfers(t); i++) {
-        ota_transfer_t *x = ota_track_transfer_at(t, i);
-        if (!g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
+        const meter_transfer_record_t *x = ota_track_record_at(t, i);
+        if (!g_hash_table_contains(seen, GUINT_TO_POINTER(x->transfer)))
             continue;
-        meter_record_write(out, &meter_transfer_schema, &x->rec);
+        meter_record_write(out, &meter_transfer_schema, x);
         wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_SIMPLE);
-        wmem_array_t *pts = ota_track_progress(t, x, tmp);
+        wmem_array_t *pts = ota_track_progress(t, x->transfer, tmp);
         for (guint k = 0; k < wmem_array_get_count(pts); k++) {
             const ota_progress_t *p = (const ota_progress_t *)wmem_array_index(pts, k);
-            const meter_progress_record_t point = { .transfer = x->id, .ts_us = p->ts_us, .bytes = p->bytes,
+            const meter_progress_record_t point = { .transfer = x->transfer, .ts_us = p->ts_us, .bytes = p->bytes,
                                                     .kind = kinds[p->kind] };
             meter_record_write(out, &meter_progress_schema, &point);
         }
@@ -119,14 +119,14 @@ static void print_tsv(meter_session_t *session, GHashTable *seen)
     g_string_free(out, TRUE);
 }
 
-static void print_table(ota_track_t *t, GHashTable *seen)
+static void print_table(const ota_track_t *t, GHashTable *seen)
 {
     /* Meter and path whole: the column is as wide as its widest entry. */
     int width = (int)strlen("meter -> path");
     for (guint i = 0; i < ota_track_n_transfers(t); i++) {
-        ota_transfer_t *x = ota_track_transfer_at(t, i);
-        if (g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
-            width = MAX(width, (int)MIN(strlen(x->meter) + 2 + strlen(x->path), 512));
+        const meter_transfer_record_t *s = ota_track_record_at(t, i);
+        if (g_hash_table_contains(seen, GUINT_TO_POINTER(s->transfer)))
+            width = MAX(width, (int)MIN(strlen(s->meter) + 1 + strlen(s->path), 512));
     }
     printf("\n=======================================================================================\n");
     printf("Meter block-wise transfers (meterscope)\n");
@@ -134,18 +134,17 @@ static void print_table(ota_track_t *t, GHashTable *seen)
            width, "meter -> path", "start (UTC)", "done", "block", "blocks", "bytes", "duration", "rate B/s",
            "verified", "retx", "rereq", "macrt", "frag", "incmp", "lost", "RTT med/p95 s", "turn med/p95 s");
     for (guint i = 0; i < ota_track_n_transfers(t); i++) {
-        ota_transfer_t *x = ota_track_transfer_at(t, i);
-        const meter_transfer_record_t *s = &x->rec;
-        if (!g_hash_table_contains(seen, GUINT_TO_POINTER(x->id)))
+        const meter_transfer_record_t *s = ota_track_record_at(t, i);
+        if (!g_hash_table_contains(seen, GUINT_TO_POINTER(s->transfer)))
             continue;
-        char *who = g_strdup_printf("%s /%s", x->meter, x->path);
+        char *who = g_strdup_printf("%s %s", s->meter, s->path);
         char *start = utc_text(s->first_request_us);
         char *rtt1 = num_or_dash(s->rtt_first_median_s, "%.3f"), *rtt2 = num_or_dash(s->rtt_first_p95_s, "%.3f");
         char *ta1 = num_or_dash(s->turnaround_median_s, "%.3f"), *ta2 = num_or_dash(s->turnaround_p95_s, "%.3f");
         char *rtt = g_strdup_printf("%s/%s", rtt1, rtt2), *ta = g_strdup_printf("%s/%s", ta1, ta2);
         printf("%-3u %-*s %-27s %-4s %5u %6u %8u %8.1f %9.1f %7s %4u %5u %5u %5u %5u %5u %15s %15s\n",
-               x->id, width, who, start + 0, s->complete ? "yes" : "no", meter_block_size(x->szx), s->blocks, s->bytes,
-               s->duration_s, s->rate_Bps, x->image_verified ? "yes" : "-", s->retransmissions, s->rerequests,
+               s->transfer, width, who, start + 0, s->complete ? "yes" : "no", s->block_size, s->blocks, s->bytes,
+               s->duration_s, s->rate_Bps, s->verified ? "yes" : "-", s->retransmissions, s->rerequests,
                s->mac_retries, s->datagrams_fragmented, s->datagrams_incomplete, s->fragments_lost, rtt, ta);
         g_free(who); g_free(start); g_free(rtt1); g_free(rtt2); g_free(ta1); g_free(ta2); g_free(rtt); g_free(ta);
     }

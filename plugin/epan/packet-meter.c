@@ -36,6 +36,7 @@
 #include "packet-meter-stats-table.h"
 #include "packet-meter-time.h"
 #include "packet-meter-vantage.h"
+#include "radio_timing.h"
 
 void proto_register_meter(void);
 void proto_reg_handoff_meter(void);
@@ -132,8 +133,8 @@ static void resolve_first_pass(packet_info *pinfo, ota_track_t *tracker, const m
  * request joined once its answer came (known on later passes only). */
 static const ota_copy_result_t *second_transfer(const msg_result_t *r, packet_info *pinfo)
 {
-    if (r->ota && r->ota->also)
-        return r->ota->also;
+    if (r->ota && ota_result_also(r->ota))
+        return ota_result_also(r->ota);
     if (r->is_client_side && PINFO_FD_VISITED(pinfo))
         return ota_track_joined_request(r->exchange, pinfo->num);
     return NULL;
@@ -160,7 +161,7 @@ static void add_meter_items(proto_tree *tree, tvbuff_t *tvb, gint start, gint le
     }
     const ota_copy_result_t *also = second_transfer(r, pinfo);
     if (also) {
-        pi = proto_tree_add_uint(*subtree, hf_meter_transfer, tvb, start, 0, also->msg->xfer->id);
+        pi = proto_tree_add_uint(*subtree, hf_meter_transfer, tvb, start, 0, ota_result_transfer(also));
         proto_item_set_generated(pi);
     }
     if (r->exchange && r->exchange->frame != pinfo->num) {
@@ -367,9 +368,9 @@ static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gbo
         /* No 802.15.4 (the gateway's Ethernet): the messages still need a frame. */
         return has_coap ? ota_track_frame(tracker, &in) : NULL;
     in.has_wpan = TRUE;
-    /* 250 kbit/s: 32 us a byte, with the 6-byte PHY header and the FCS
-     * (a record without the FCS still had one on the air). */
-    in.air_us = (tvb_reported_length(psdu) + (has_fcs ? 0 : 2) + 6) * 32;
+    /* With the PHY header and the FCS (a record without the FCS still had
+     * one on the air). */
+    in.air_us = (tvb_reported_length(psdu) + (has_fcs ? 0 : 2) + RADIO_PHY_HEADER_BYTES) * RADIO_BYTE_US;
     in.frame_type = wv.frame_type;
     in.data_request = wv.frame_type == WPAN_FRAME_COMMAND && wv.command_id == WPAN_CMD_DATA_REQUEST;
     in.seq = wv.seq;
@@ -431,7 +432,7 @@ static void queue_transfers(packet_info *pinfo, const ota_link_view_t *link, con
 {
     if (!meter_stats_wanted())
         return;
-    guint32 link_transfer = link ? ota_link_view_transfer(link) : 0;
+    guint32 link_transfer = link ? link->transfer : 0;
     if (!n && !link_transfer)
         return;     /* a frame of no transfer */
     guint32 *ids = wmem_alloc0_array(pinfo->pool, guint32, MAX_MSGS_PER_FRAME + 2);
@@ -442,7 +443,7 @@ static void queue_transfers(packet_info *pinfo, const ota_link_view_t *link, con
         if (msg[i].transfer_id && msg[i].ota && k < MAX_MSGS_PER_FRAME)
             ids[k++] = msg[i].transfer_id;
         if (also && k < MAX_MSGS_PER_FRAME)
-            ids[k++] = also->msg->xfer->id;
+            ids[k++] = ota_result_transfer(also);
     }
     guint i = 0;
     while (i < k && ids[i] != link_transfer)
@@ -577,7 +578,7 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
         meter_ota_show_frame(tvb, pinfo, tree, &view);
     }
     queue_transfers(pinfo, link ? &view : NULL, msg, n);
-    queue_events(pinfo, msg, n, link ? link->ts_us : now_us);
+    queue_events(pinfo, msg, n, link ? ota_frame_time_us(link) : now_us);
     guint32 acked = link ? ota_track_frame_acked(link) : 0;
     ota_link_note_t note = link ? ota_track_frame_done(tracker, link) : 0;
     if (!pref_frame_records)

@@ -100,6 +100,37 @@ static void test_radio(void)
     ms_vantage_free(v);
 }
 
+/* The windows are the plugin's (common/radio_timing.h): a MAC retry comes
+ * within one retry cycle of the transmission before it (48 ms); a round's
+ * next hop within 5 s of its previous copy, however long the round. */
+static void test_windows(void)
+{
+    ms_vantage_t *v = ms_vantage_new("radio", "x");
+
+    /* The same sequence number on the same link 0.3 s later: not a retry
+     * but the message sent again, a new round. */
+    feed(v, line(1, "10.000000000", "0x0401", "0x0400", "7", "", "", GET, "", ""));
+    feed(v, line(2, "10.040000000", "0x0401", "0x0400", "7", "", "", GET, "", ""));
+    feed(v, line(3, "10.340000000", "0x0401", "0x0400", "7", "", "", GET, "", ""));
+    /* Its hops 4 s apart each: one round that spans 8 s. */
+    feed(v, line(4, "14.340000000", "0x0400", "0x0402", "30", "", "", GET, "", ""));
+    feed(v, line(5, "18.340000000", "0x0402", "0x0001", "40", "", "", GET, "", ""));
+    /* A copy on a new link 6 s after the round's last: a round of its own. */
+    feed(v, line(6, "24.340000000", "0x0403", "0x0001", "50", "", "", GET, "", ""));
+    ms_vantage_finish(v);
+
+    g_assert_cmpuint(v->rounds->len, ==, 3);
+    const ms_round_t *r1 = g_ptr_array_index(v->rounds, 0), *r2 = g_ptr_array_index(v->rounds, 1);
+    g_assert_cmpuint(r1->n_copies, ==, 1);
+    g_assert_cmpuint(r1->mac_retries, ==, 1);       /* frame 2, 40 ms after frame 1 */
+    g_assert_cmpuint(r2->n_copies, ==, 3);
+    g_assert_cmpuint(r2->mac_retries, ==, 0);
+    g_assert_cmpfloat(r2->first_s, ==, 10.34);
+    g_assert_cmpfloat(r2->last_s, ==, 18.34);
+    g_assert_cmpuint(((const ms_round_t *)g_ptr_array_index(v->rounds, 2))->first_frame, ==, 6);
+    ms_vantage_free(v);
+}
+
 static void test_gateway(void)
 {
     ms_vantage_t *v = ms_vantage_new("gateway", "y");
@@ -119,6 +150,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/vantage_read/coap_header", test_header);
     g_test_add_func("/vantage_read/radio", test_radio);
+    g_test_add_func("/vantage_read/windows", test_windows);
     g_test_add_func("/vantage_read/gateway", test_gateway);
     return g_test_run();
 }

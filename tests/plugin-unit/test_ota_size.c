@@ -109,14 +109,16 @@ static void test_bound_then_tlv_end(void)
     guint32 n = (guint32)((whole + 63) / 64);
 
     for (guint32 num = 0; num < n; num++) {
-        ota_copy_result_t *r = exchange(&fx, (guint16)(100 + num), num, -1);
-        g_assert_nonnull(r);
+        ota_copy_result_t *res = exchange(&fx, (guint16)(100 + num), num, -1);
+        g_assert_nonnull(res);
+        ota_msg_view_t v, *r = &v;
+        ota_result_view(res, &v);
         g_assert_true(r->size_at_least);
         g_assert_cmpint(r->size_hint, ==, num < 3 ? bound : whole);
         g_assert_cmpuint(r->bytes_so_far, <=, (guint64)r->size_hint);
     }
     ota_track_finalize(fx.t, 60.0);
-    const meter_transfer_record_t *s = &ota_track_transfer(fx.t, 1)->rec;
+    const meter_transfer_record_t *s = ota_track_record(fx.t, 1);
     g_assert_true(s->complete);
     g_assert_cmpint(s->size_hint, ==, whole);
     g_assert_cmpuint(s->bytes, ==, (guint32)whole);
@@ -134,18 +136,19 @@ static void test_bound_only_and_size2(void)
     for (guint32 num = 0; num < 3; num++)
         exchange(&fx, (guint16)(200 + num), num, -1);
     ota_track_finalize(fx.t, 60.0);
-    const meter_transfer_record_t *s = &ota_track_transfer(fx.t, 1)->rec;
+    const meter_transfer_record_t *s = ota_track_record(fx.t, 1);
     g_assert_false(s->complete);
     g_assert_cmpint(s->size_hint, ==, bound);
     g_assert_cmpuint(s->bytes, ==, 192);
     g_assert_cmpfloat(s->eta_s, >=, 0);             /* one block more to the bound */
 
-    ota_copy_result_t *r = exchange(&fx, 203, 3, 500);   /* a Size2 after all */
-    g_assert_false(r->size_at_least);
-    g_assert_cmpint(r->size_hint, ==, 500);
-    r = exchange(&fx, 204, 4, -1);                       /* and it stays */
-    g_assert_false(r->size_at_least);
-    g_assert_cmpint(r->size_hint, ==, 500);
+    ota_msg_view_t v;
+    ota_result_view(exchange(&fx, 203, 3, 500), &v);     /* a Size2 after all */
+    g_assert_false(v.size_at_least);
+    g_assert_cmpint(v.size_hint, ==, 500);
+    ota_result_view(exchange(&fx, 204, 4, -1), &v);      /* and it stays */
+    g_assert_false(v.size_at_least);
+    g_assert_cmpint(v.size_hint, ==, 500);
     fx_done(&fx);
 }
 
