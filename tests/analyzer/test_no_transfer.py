@@ -6,7 +6,7 @@ encrypted make it an input error (exit 2), with a hint that names the
 security suite they used.
 
 The inputs come from the committed secure.pcap (Thread MAC security:
-ENC-MIC-32, key id mode 1, docs/generator.md; its truth gives the key and
+ENC-MIC-32, key id mode 1, docs/meter-sim.md; its truth gives the key and
 the transfers' start): its frames before the first transfer's first request
 (the config exchange, secured, not block-wise), and the same frames with
 the key identifier mode rewritten to 0 (implicit key: Contiki's LLSEC, say,

@@ -11,11 +11,10 @@
  * parent, its poll wait too), the Internet and the gateway's NIC.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <arpa/inet.h>
 #include "truth_pair.h"
-#include "truth.h"
 #include "backhaul.h"
 #include "coap_msg.h"
+#include "truth_json.h"
 
 #define NO_TIME G_MININT64
 
@@ -36,7 +35,8 @@ typedef struct {
 } pair_msg_t;
 
 struct pair_truth {
-    GPtrArray *msgs;
+    GPtrArray  *msgs;            /* pair_msg_t*, in the order they were sent */
+    GHashTable *by_dg;           /* datagram id -> its pair_msg_t* */
 };
 
 static void pair_msg_free(gpointer p)
@@ -52,6 +52,7 @@ pair_truth_t *pair_truth_new(void)
     pair_truth_t *pt = g_new0(pair_truth_t, 1);
 
     pt->msgs = g_ptr_array_new_with_free_func(pair_msg_free);
+    pt->by_dg = g_hash_table_new(g_direct_hash, g_direct_equal);
     return pt;
 }
 
@@ -60,43 +61,48 @@ void pair_truth_free(pair_truth_t *pt)
     if (!pt)
         return;
     g_ptr_array_unref(pt->msgs);
+    g_hash_table_destroy(pt->by_dg);
     g_free(pt);
 }
 
-static pair_msg_t *new_msg(pair_truth_t *pt, datagram_t *dg, gboolean up, const node_t *node, gint64 us)
+/* The message dg carries; NULL without a pair truth. */
+static pair_msg_t *msg_of(const pair_truth_t *pt, const datagram_t *dg)
+{
+    return pt ? g_hash_table_lookup(pt->by_dg, GINT_TO_POINTER(dg->id)) : NULL;
+}
+
+static pair_msg_t *new_msg(pair_truth_t *pt, const datagram_t *dg, gboolean up, const node_t *node, gint64 us)
 {
     pair_msg_t *m = g_new0(pair_msg_t, 1);
 
     m->up = up;
     m->node = node;
     m->coap = g_byte_array_ref(dg->msg.coap);
-    m->xfer_id = dg->msg.xfer ? dg->msg.xfer->id : -1;
+    m->xfer_id = dg->msg.xfer ? dg->msg.xfer : -1;
     m->sent_us = us;
     m->first_air_us = m->last_copy_us = m->gw_us = NO_TIME;
     m->last_copy_hop = -1;
+    m->n_hops = dg->n_path - 1;
     g_ptr_array_add(pt->msgs, m);
-    dg->pair_rec = m;
+    g_hash_table_insert(pt->by_dg, GINT_TO_POINTER(dg->id), m);
     return m;
 }
 
-void pair_truth_up(pair_truth_t *pt, datagram_t *dg, gint64 us)
+void pair_truth_up(pair_truth_t *pt, const datagram_t *dg, gint64 us)
 {
-    pair_msg_t *m = new_msg(pt, dg, TRUE, dg->path[0], us);
-
-    m->n_hops = dg->n_path - 1;
+    if (pt)
+        new_msg(pt, dg, TRUE, dg->path[0], us);
 }
 
-void pair_truth_down(pair_truth_t *pt, datagram_t *dg, gint64 us)
+void pair_truth_down(pair_truth_t *pt, const datagram_t *dg, gint64 us)
 {
-    pair_msg_t *m = new_msg(pt, dg, FALSE, dg->path[dg->n_path - 1], us);
-
-    m->n_hops = dg->n_path - 1;
-    m->gw_us = us;
+    if (pt)
+        new_msg(pt, dg, FALSE, dg->path[dg->n_path - 1], us)->gw_us = us;
 }
 
-void pair_truth_frame(datagram_t *dg, gint64 us)
+void pair_truth_frame(pair_truth_t *pt, const datagram_t *dg, gint64 us)
 {
-    pair_msg_t *m = dg->pair_rec;
+    pair_msg_t *m = msg_of(pt, dg);
 
     if (m && !m->any_frame) {
         m->any_frame = TRUE;
@@ -104,9 +110,9 @@ void pair_truth_frame(datagram_t *dg, gint64 us)
     }
 }
 
-void pair_truth_copy(datagram_t *dg, int hop, gint64 us)
+void pair_truth_copy(pair_truth_t *pt, const datagram_t *dg, int hop, gint64 us)
 {
-    pair_msg_t *m = dg->pair_rec;
+    pair_msg_t *m = msg_of(pt, dg);
 
     if (m && hop > m->last_copy_hop) {
         m->last_copy_hop = hop;
@@ -114,25 +120,25 @@ void pair_truth_copy(datagram_t *dg, int hop, gint64 us)
     }
 }
 
-void pair_truth_delivered(const datagram_t *dg)
+void pair_truth_delivered(pair_truth_t *pt, const datagram_t *dg)
 {
-    pair_msg_t *m = dg->pair_rec;
+    pair_msg_t *m = msg_of(pt, dg);
 
     if (m)
         m->delivered = TRUE;
 }
 
-void pair_truth_backhaul_lost(const datagram_t *dg)
+void pair_truth_backhaul_lost(pair_truth_t *pt, const datagram_t *dg)
 {
-    pair_msg_t *m = dg->pair_rec;
+    pair_msg_t *m = msg_of(pt, dg);
 
     if (m)
         m->backhaul_lost = TRUE;
 }
 
-void pair_truth_at_gateway(const datagram_t *dg, gint64 us)
+void pair_truth_at_gateway(pair_truth_t *pt, const datagram_t *dg, gint64 us)
 {
-    pair_msg_t *m = dg->pair_rec;
+    pair_msg_t *m = msg_of(pt, dg);
 
     if (m)
         m->gw_us = us;
@@ -156,71 +162,72 @@ static const char *on_air_state(const pair_msg_t *m)
     return m->last_copy_hop >= 0 ? "complete" : m->any_frame ? "partial" : "none";
 }
 
-static void put_us(GString *s, const char *key, gint64 us)
+static void put_us(JsonBuilder *b, const char *key, gint64 us)
 {
-    if (us == NO_TIME)
-        g_string_append_printf(s, ", \"%s\": null", key);
-    else
-        g_string_append_printf(s, ", \"%s\": %" G_GINT64_FORMAT, key, us);
+    tj_int_or_null(b, key, us, us != NO_TIME);
 }
 
-static void put_s(GString *s, const char *key, gint64 from, gint64 to)
+static void put_s(JsonBuilder *b, const char *key, gint64 from, gint64 to)
 {
     if (from == NO_TIME || to == NO_TIME)
-        g_string_append_printf(s, ", \"%s\": null", key);
+        tj_null(b, key);
     else
-        g_string_append_printf(s, ", \"%s\": %.6f", key, (double)(to - from) / 1e6);
+        tj_fixed6(b, key, (double)(to - from) / 1e6);
 }
 
-static void write_msg(GString *s, const pair_msg_t *m, int round, const sim_params_t *p)
+static void write_msg(JsonBuilder *b, const pair_msg_t *m, int round, const sim_params_t *p)
 {
     coap_rx_t c;
-    char ip[INET6_ADDRSTRLEN];
-    const char *lost = lost_where(m);
     gboolean ok = coap_msg_decode(m->coap->data, m->coap->len, &c);
 
-    inet_ntop(AF_INET6, m->node->ipv6, ip, sizeof(ip));
-    g_string_append_printf(s, "      {\"direction\": \"%s\", \"node\": \"%s\", \"ipv6\": \"%s\", \"mid\": %u, "
-                              "\"type\": %d, \"code\": %u, \"token\": \"",
-                           m->up ? "up" : "down", m->node->name, ip, ok ? c.mid : 0, ok ? (int)c.type : -1,
-                           ok ? c.code : 0);
-    for (int i = 0; ok && i < c.tkl; i++)
-        g_string_append_printf(s, "%02x", c.token[i]);
-    g_string_append_printf(s, "\", \"bytes\": %u, \"round\": %d, \"transfer\": ", m->coap->len, round);
-    if (m->xfer_id < 0)
-        g_string_append(s, "null");
-    else
-        g_string_append_printf(s, "%d", m->xfer_id);
-    g_string_append(s, ", \"lost\": ");
-    if (lost)
-        g_string_append_printf(s, "\"%s\"", lost);
-    else
-        g_string_append(s, "null");
-    g_string_append_printf(s, ", \"on_air\": \"%s\", \"hops\": %d", on_air_state(m), m->n_hops);
-    put_us(s, "sent_us", m->sent_us);
-    put_us(s, "radio_first_us", m->first_air_us);
-    put_us(s, "radio_last_us", m->last_copy_us);
-    put_us(s, "gateway_true_us", m->gw_us);
-    put_us(s, "gateway_stamp_us", m->gw_us == NO_TIME ? NO_TIME : backhaul_gateway_clock(p, m->gw_us));
-    put_s(s, "radio_s", m->first_air_us, m->last_copy_us);
+    json_builder_begin_object(b);
+    tj_str(b, "direction", m->up ? "up" : "down");
+    tj_str(b, "node", m->node->name);
+    tj_ip6(b, "ipv6", m->node->ipv6);
+    tj_int(b, "mid", ok ? c.mid : 0);
+    tj_int(b, "type", ok ? (int)c.type : -1);
+    tj_int(b, "code", ok ? c.code : 0);
+    tj_hex(b, "token", c.token, ok ? c.tkl : 0);
+    tj_int(b, "bytes", m->coap->len);
+    tj_int(b, "round", round);
+    tj_int_or_null(b, "transfer", m->xfer_id, m->xfer_id >= 0);
+    tj_str(b, "lost", lost_where(m));
+    tj_str(b, "on_air", on_air_state(m));
+    tj_int(b, "hops", m->n_hops);
+    put_us(b, "sent_us", m->sent_us);
+    put_us(b, "radio_first_us", m->first_air_us);
+    put_us(b, "radio_last_us", m->last_copy_us);
+    put_us(b, "gateway_true_us", m->gw_us);
+    put_us(b, "gateway_stamp_us", m->gw_us == NO_TIME ? NO_TIME : backhaul_gateway_clock(p, m->gw_us));
+    put_s(b, "radio_s", m->first_air_us, m->last_copy_us);
     if (m->up)
-        put_s(s, "backhaul_s", m->last_copy_hop == m->n_hops - 1 ? m->last_copy_us : NO_TIME, m->gw_us);
+        put_s(b, "backhaul_s", m->last_copy_hop == m->n_hops - 1 ? m->last_copy_us : NO_TIME, m->gw_us);
     else
-        put_s(s, "backhaul_s", m->gw_us, m->first_air_us);
-    g_string_append(s, "}");
+        put_s(b, "backhaul_s", m->gw_us, m->first_air_us);
+    json_builder_end_object(b);
 }
 
-void pair_truth_write(const pair_truth_t *pt, GString *s, const sim_params_t *p, const char *gateway_capture)
+void pair_truth_write(const pair_truth_t *pt, JsonBuilder *b, const sim_params_t *p, const char *gateway_capture)
 {
     GHashTable *rounds = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     char *base = g_path_get_basename(gateway_capture);
 
-    g_string_append_printf(s, "  \"pair\": {\"gateway_capture\": \"%s\", "
-                              "\"gateway_clock\": {\"offset_ms\": %.6f, \"drift_ppm\": %.6f, \"reference_us\": %"
-                              G_GINT64_FORMAT "},\n    \"backhaul\": {\"loss\": %.6f, \"delay_ms\": %.6f},\n"
-                              "    \"messages\": [\n",
-                           base, p->gw_clock_offset_ms, p->gw_clock_drift_ppm, p->start_epoch_us,
-                           p->backhaul_loss, p->backhaul_delay_ms);
+    json_builder_set_member_name(b, "pair");
+    json_builder_begin_object(b);
+    tj_str(b, "gateway_capture", base);
+    json_builder_set_member_name(b, "gateway_clock");
+    json_builder_begin_object(b);
+    tj_fixed6(b, "offset_ms", p->gw_clock_offset_ms);
+    tj_fixed6(b, "drift_ppm", p->gw_clock_drift_ppm);
+    tj_int(b, "reference_us", p->start_epoch_us);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "backhaul");
+    json_builder_begin_object(b);
+    tj_fixed6(b, "loss", p->backhaul_loss);
+    tj_fixed6(b, "delay_ms", p->backhaul_delay_ms);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "messages");
+    json_builder_begin_array(b);
     g_free(base);
     for (guint i = 0; i < pt->msgs->len; i++) {
         const pair_msg_t *m = g_ptr_array_index(pt->msgs, i);
@@ -229,9 +236,9 @@ void pair_truth_write(const pair_truth_t *pt, GString *s, const sim_params_t *p,
                                     m->coap->len > 3 ? m->coap->data[3] : 0);
         int round = GPOINTER_TO_INT(g_hash_table_lookup(rounds, key)) + 1;
         g_hash_table_replace(rounds, key, GINT_TO_POINTER(round));
-        write_msg(s, m, round, p);
-        g_string_append(s, i + 1 < pt->msgs->len ? ",\n" : "\n");
+        write_msg(b, m, round, p);
     }
-    g_string_append(s, "    ]},\n");
+    json_builder_end_array(b);
+    json_builder_end_object(b);
     g_hash_table_destroy(rounds);
 }

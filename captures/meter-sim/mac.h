@@ -11,9 +11,6 @@
 void      mac_send(mac_tx_t *tx);
 /* Holds tx at its sender until the sleepy destination polls for it. */
 void      mac_send_indirect(mac_tx_t *tx);
-mac_tx_t *mac_tx_new(node_t *src, node_t *dst, GByteArray *payload, datagram_t *dg, int hop,
-                     int frag);
-void      mac_tx_free(mac_tx_t *tx);
 /* Drops the not yet sent fragments of dg queued at n for hop. */
 void      mac_drop_datagram(node_t *n, datagram_t *dg, int hop);
 /* Sleepy end devices: periodic MAC Data Requests; fast while an exchange is open. */

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "truth_on_air.h"
-#include "truth.h"
 #include "coap_msg.h"
+#include "truth_json.h"
 
 #define NO_TIME G_MININT64
 
@@ -34,7 +34,7 @@ typedef struct {
     guint8   type;               /* CON, NON, ACK or RST */
     guint16  mid;
     guint16  answers;            /* responses: the MID of the request they answer */
-    const void *answers_rec;     /* ... and the record of the transmission answered (the gateway's) */
+    const void *answers_rec;     /* ... and the record of the transmission answered (the gateway's), or NULL */
     gboolean b2_present, b2_more;
     gint64   block;              /* byte offset: a request's Block2/Block1, a response's Block2; -1 none */
     guint32  payload_len;
@@ -68,7 +68,8 @@ static void dg_rec_free(gpointer p)
 }
 
 struct on_air {
-    GHashTable *by_xfer;         /* truth_xfer_t* -> GPtrArray of dg_rec_t* */
+    GHashTable *by_xfer;         /* transfer id -> GPtrArray of dg_rec_t* */
+    GHashTable *by_dg;           /* datagram id -> its dg_rec_t* (held by by_xfer) */
     GHashTable *polls;           /* node_t* -> gint64[2]: starts of its last two Data Requests */
     int         next_order;
 };
@@ -79,6 +80,7 @@ on_air_t *on_air_new(void)
 
     oa->by_xfer = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                         (GDestroyNotify)g_ptr_array_unref);
+    oa->by_dg = g_hash_table_new(g_direct_hash, g_direct_equal);
     oa->polls = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     return oa;
 }
@@ -86,8 +88,15 @@ on_air_t *on_air_new(void)
 void on_air_free(on_air_t *oa)
 {
     g_hash_table_destroy(oa->by_xfer);
+    g_hash_table_destroy(oa->by_dg);
     g_hash_table_destroy(oa->polls);
     g_free(oa);
+}
+
+/* The record of the datagram with this id; NULL when it is no transfer's. */
+static dg_rec_t *rec_of(const on_air_t *oa, int dg_id)
+{
+    return g_hash_table_lookup(oa->by_dg, GINT_TO_POINTER(dg_id));
 }
 
 static gint64 block_offset(const coap_block_t *b)
@@ -95,14 +104,14 @@ static gint64 block_offset(const coap_block_t *b)
     return (gint64)b->num * coap_block_size(b->szx);
 }
 
-void on_air_datagram(on_air_t *oa, datagram_t *dg, gint64 us)
+void on_air_datagram(on_air_t *oa, const datagram_t *dg, gint64 us)
 {
-    truth_xfer_t *x = dg->msg.xfer;
+    gpointer x = GINT_TO_POINTER(dg->msg.xfer);
     GPtrArray *recs;
     dg_rec_t *r;
     coap_rx_t c;
 
-    if (!x || dg->truth_rec)
+    if (!dg->msg.xfer || rec_of(oa, dg->id))
         return;
     r = g_new0(dg_rec_t, 1);
     r->order = oa->next_order++;
@@ -136,9 +145,8 @@ void on_air_datagram(on_air_t *oa, datagram_t *dg, gint64 us)
         g_hash_table_insert(oa->by_xfer, x, recs);
     }
     g_ptr_array_add(recs, r);
-    dg->truth_rec = r;
-    dg->msg.rec = r;
-    r->answers_rec = dg->msg.answers_rec;
+    g_hash_table_insert(oa->by_dg, GINT_TO_POINTER(dg->id), r);
+    r->answers_rec = dg->msg.answers_dgram ? rec_of(oa, dg->msg.answers_dgram) : NULL;
 }
 
 static void add_air(dg_rec_t *r, gint64 end_us, gint64 dur_us)
@@ -148,10 +156,10 @@ static void add_air(dg_rec_t *r, gint64 end_us, gint64 dur_us)
     g_array_append_val(r->air, span);
 }
 
-void on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry, gint64 end_us, gint64 dur_us,
-                  gboolean captured)
+void on_air_frame(on_air_t *oa, const datagram_t *dg, int hop, int frag, gboolean retry, gint64 end_us,
+                  gint64 dur_us, gboolean captured)
 {
-    dg_rec_t *r = dg->truth_rec;
+    dg_rec_t *r = rec_of(oa, dg->id);
 
     if (!r)
         return;
@@ -168,16 +176,20 @@ void on_air_frame(const datagram_t *dg, int hop, int frag, gboolean retry, gint6
         r->mac_retries++;
 }
 
-void on_air_copy(const datagram_t *dg, int hop, gint64 us)
+void on_air_copy(on_air_t *oa, const datagram_t *dg, int hop, gint64 us)
 {
-    if (dg->truth_rec)
-        ((dg_rec_t *)dg->truth_rec)->copy_us[hop] = us;
+    dg_rec_t *r = rec_of(oa, dg->id);
+
+    if (r)
+        r->copy_us[hop] = us;
 }
 
-void on_air_acked(const datagram_t *dg, int hop, int frag, gint64 end_us, gint64 dur_us, gboolean captured)
+void on_air_acked(on_air_t *oa, const datagram_t *dg, int hop, int frag, gint64 end_us, gint64 dur_us,
+                  gboolean captured)
 {
-    if (dg && dg->truth_rec) {
-        dg_rec_t *r = dg->truth_rec;
+    dg_rec_t *r = dg ? rec_of(oa, dg->id) : NULL;
+
+    if (r) {
         r->acked[hop] |= 1u << frag;
         r->missed_acks[hop] += !captured;
         add_air(r, end_us, dur_us);
@@ -200,7 +212,7 @@ void on_air_poll_sent(on_air_t *oa, const node_t *child, gint64 us)
 void on_air_poll_wait(on_air_t *oa, const datagram_t *dg, int hop, const node_t *child, gint64 had_us,
                       gint64 dr_us)
 {
-    dg_rec_t *r = dg->truth_rec;
+    dg_rec_t *r = rec_of(oa, dg->id);
     const gint64 *last = g_hash_table_lookup(oa->polls, child);
 
     /* The copy's wait ends with the first of its fragments the parent sends. */
@@ -212,18 +224,20 @@ void on_air_poll_wait(on_air_t *oa, const datagram_t *dg, int hop, const node_t 
         r->poll_prev[hop] = last[1] == dr_us ? last[0] : last[1];
 }
 
-void on_air_taken(const app_msg_t *msg, gint64 us)
+void on_air_taken(on_air_t *oa, const datagram_t *dg, gint64 us)
 {
-    dg_rec_t *r = (dg_rec_t *)msg->rec;
+    dg_rec_t *r = rec_of(oa, dg->id);
 
     if (r && r->taken_us == NO_TIME)
         r->taken_us = us;
 }
 
-void on_air_gateway(const datagram_t *dg, gint64 us)
+void on_air_gateway(on_air_t *oa, const datagram_t *dg, gint64 us)
 {
-    if (dg->truth_rec)
-        ((dg_rec_t *)dg->truth_rec)->gw_us = us;
+    dg_rec_t *r = rec_of(oa, dg->id);
+
+    if (r)
+        r->gw_us = us;
 }
 
 /* ---- the numbers ---- */
@@ -914,31 +928,30 @@ static void summarise(summary_t *m, GPtrArray *recs, gboolean gw, gboolean block
 
 /* ---- JSON ---- */
 
-static void put_time(GString *s, const char *key, gint64 us)
+static void put_time(JsonBuilder *b, const char *key, gint64 us)
 {
-    if (us == NO_TIME)
-        g_string_append_printf(s, "\"%s\": null", key);
-    else
-        g_string_append_printf(s, "\"%s\": %" G_GINT64_FORMAT, key, us);
+    tj_int_or_null(b, key, us, us != NO_TIME);
 }
-
 
 /* Median and 95th percentile, nearest rank: the value at rank ceil(p n). */
-static void put_quantiles(GString *s, const char *key, GArray *v)
+static void put_quantiles(JsonBuilder *b, const char *key, GArray *v)
 {
     guint n = v->len;
+    char *median = g_strconcat(key, "_median_s", NULL), *p95 = g_strconcat(key, "_p95_s", NULL);
 
     if (!n) {
-        g_string_append_printf(s, "\"%s_median_s\": null, \"%s_p95_s\": null", key, key);
-        return;
+        tj_null(b, median);
+        tj_null(b, p95);
+    } else {
+        qsort(v->data, n, sizeof(gint64), cmp_i64);
+        tj_fixed6(b, median, g_array_index(v, gint64, (n + 1) / 2 - 1) / 1e6);
+        tj_fixed6(b, p95, g_array_index(v, gint64, (95 * n + 99) / 100 - 1) / 1e6);
     }
-    qsort(v->data, n, sizeof(gint64), cmp_i64);
-    g_string_append_printf(s, "\"%s_median_s\": %.6f, \"%s_p95_s\": %.6f", key,
-                           g_array_index(v, gint64, (n + 1) / 2 - 1) / 1e6, key,
-                           g_array_index(v, gint64, (95 * n + 99) / 100 - 1) / 1e6);
+    g_free(median);
+    g_free(p95);
 }
 
-void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gateway_view)
+void on_air_write(on_air_t *oa, JsonBuilder *b, const truth_xfer_t *x, gboolean gateway_view)
 {
     summary_t m = { .first_request = NO_TIME, .last_response = NO_TIME, .last_activity = NO_TIME };
     gint64 end;
@@ -953,54 +966,65 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
     m.estimated = g_array_new(FALSE, FALSE, 3 * sizeof(gint64));
     m.request_at = g_array_new(FALSE, FALSE, sizeof(gint64));
     m.gateway = gateway_view;
-    summarise(&m, g_hash_table_lookup(oa->by_xfer, x), gateway_view, strcmp(x->kind, "block1") == 0);
+    summarise(&m, g_hash_table_lookup(oa->by_xfer, GINT_TO_POINTER(x->id)), gateway_view,
+              strcmp(x->kind, "block1") == 0);
     end = m.last_response != NO_TIME ? m.last_response : m.last_activity;
 
-    g_string_append(s, ",\n     \"on_air\": {");
-    put_time(s, "first_request_us", m.first_request);
-    g_string_append(s, ", ");
-    put_time(s, "last_response_us", m.last_response);
-    g_string_append(s, ", ");
-    put_time(s, "last_activity_us", m.last_activity);
-    if (m.first_request != NO_TIME && end != NO_TIME && end > m.first_request)
-        g_string_append_printf(s, ", \"duration_s\": %.6f, \"rate_Bps\": %.6f",
-                               (double)(end - m.first_request) / 1e6,
-                               m.bytes / ((double)(end - m.first_request) / 1e6));
-    else
-        g_string_append(s, ", \"duration_s\": null, \"rate_Bps\": null");
-    g_string_append_printf(s,
-        ",\n       \"blocks\": %u, \"bytes\": %u, \"complete\": %s, \"requests\": %u, "
-        "\"retransmissions\": %u, \"spurious_retransmissions\": %u, \"rerequests\": %u,\n       \"mac_retries\": %u, "
-        "\"datagrams_fragmented\": %u, \"datagrams_incomplete\": %u, \"fragments_lost\": %u,\n       ",
-        m.blocks, m.bytes, m.last_response != NO_TIME ? "true" : "false", m.requests,
-        m.retransmissions, m.spurious_retransmissions, m.rerequests, m.mac_retries, m.frag_copies, m.frag_incomplete,
-        m.frags_lost);
-    put_quantiles(s, "rtt_first", m.rtt_first);
-    g_string_append(s, ", ");
-    put_quantiles(s, "rtt_last", m.rtt_last);
-    g_string_append(s, ",\n       ");
-    put_quantiles(s, "turnaround", m.turnaround);
-    g_string_append_printf(s,
-        ",\n       \"time_air_s\": %.6f, \"time_timeouts_s\": %.6f, \"time_network_s\": %.6f, "
-        "\"time_turnaround_s\": %.6f, \"time_poll_s\": %.6f, \"time_unseen_s\": %.6f,\n       "
-        "\"vantage\": \"%s\", \"poll_waits\": %u, \"poll_waits_estimated\": %u, \"poll_estimate_bound_s\": %.6f, "
-        "\"unseen_stretches\": %u, \"unseen_estimate_bound_s\": %.6f,\n       "
-        "\"stalls\": %u, \"stalled_s\": %.6f, "
-        "\"datagram_copies\": %u, \"frames_sent\": %u, \"frames_unacked\": %u",
-        m.split[SPLIT_AIR] / 1e6, m.split[SPLIT_TIMEOUTS] / 1e6, m.split[SPLIT_NETWORK] / 1e6,
-        m.split[SPLIT_TURNAROUND] / 1e6, m.split[SPLIT_POLL] / 1e6, m.split[SPLIT_UNSEEN] / 1e6,
-        gateway_view ? "gateway" : "radio", m.poll_waits, m.estimated->len, m.poll_bound / 1e6,
-        m.unseen_stretches, m.unseen_bound / 1e6,
-        m.stalls, m.stalled / 1e6, m.copies, m.frames, m.frames_unacked);
-    g_string_append_printf(s,
-        ",\n       \"request_copies\": %u, \"request_copies_lost\": %u, \"request_frames_complete\": %u, "
-        "\"response_copies\": %u, \"response_copies_lost\": %u,\n       \"response_frames_complete\": %u, "
-        "\"response_bytes_complete\": %u, \"response_first_lost\": %u, \"response_later_frames\": %u,\n       "
-        "\"duplicate_responses\": %u, \"error_responses\": %u",
-        m.request_copies, m.request_copies_lost, m.request_frames_complete, m.response_copies,
-        m.response_copies_lost, m.response_frames_complete, m.response_bytes_complete, m.response_first_lost,
-        m.response_later_frames, m.duplicate_responses, m.error_responses);
-    g_string_append(s, "}");
+    json_builder_set_member_name(b, "on_air");
+    json_builder_begin_object(b);
+    put_time(b, "first_request_us", m.first_request);
+    put_time(b, "last_response_us", m.last_response);
+    put_time(b, "last_activity_us", m.last_activity);
+    if (m.first_request != NO_TIME && end != NO_TIME && end > m.first_request) {
+        tj_fixed6(b, "duration_s", (double)(end - m.first_request) / 1e6);
+        tj_fixed6(b, "rate_Bps", m.bytes / ((double)(end - m.first_request) / 1e6));
+    } else {
+        tj_null(b, "duration_s");
+        tj_null(b, "rate_Bps");
+    }
+    tj_int(b, "blocks", m.blocks);
+    tj_int(b, "bytes", m.bytes);
+    tj_bool(b, "complete", m.last_response != NO_TIME);
+    tj_int(b, "requests", m.requests);
+    tj_int(b, "retransmissions", m.retransmissions);
+    tj_int(b, "spurious_retransmissions", m.spurious_retransmissions);
+    tj_int(b, "rerequests", m.rerequests);
+    tj_int(b, "mac_retries", m.mac_retries);
+    tj_int(b, "datagrams_fragmented", m.frag_copies);
+    tj_int(b, "datagrams_incomplete", m.frag_incomplete);
+    tj_int(b, "fragments_lost", m.frags_lost);
+    put_quantiles(b, "rtt_first", m.rtt_first);
+    put_quantiles(b, "rtt_last", m.rtt_last);
+    put_quantiles(b, "turnaround", m.turnaround);
+    tj_fixed6(b, "time_air_s", m.split[SPLIT_AIR] / 1e6);
+    tj_fixed6(b, "time_timeouts_s", m.split[SPLIT_TIMEOUTS] / 1e6);
+    tj_fixed6(b, "time_network_s", m.split[SPLIT_NETWORK] / 1e6);
+    tj_fixed6(b, "time_turnaround_s", m.split[SPLIT_TURNAROUND] / 1e6);
+    tj_fixed6(b, "time_poll_s", m.split[SPLIT_POLL] / 1e6);
+    tj_fixed6(b, "time_unseen_s", m.split[SPLIT_UNSEEN] / 1e6);
+    tj_str(b, "vantage", gateway_view ? "gateway" : "radio");
+    tj_int(b, "poll_waits", m.poll_waits);
+    tj_int(b, "poll_waits_estimated", m.estimated->len);
+    tj_fixed6(b, "poll_estimate_bound_s", m.poll_bound / 1e6);
+    tj_int(b, "unseen_stretches", m.unseen_stretches);
+    tj_fixed6(b, "unseen_estimate_bound_s", m.unseen_bound / 1e6);
+    tj_int(b, "stalls", m.stalls);
+    tj_fixed6(b, "stalled_s", m.stalled / 1e6);
+    tj_int(b, "datagram_copies", m.copies);
+    tj_int(b, "frames_sent", m.frames);
+    tj_int(b, "frames_unacked", m.frames_unacked);
+    tj_int(b, "request_copies", m.request_copies);
+    tj_int(b, "request_copies_lost", m.request_copies_lost);
+    tj_int(b, "request_frames_complete", m.request_frames_complete);
+    tj_int(b, "response_copies", m.response_copies);
+    tj_int(b, "response_copies_lost", m.response_copies_lost);
+    tj_int(b, "response_frames_complete", m.response_frames_complete);
+    tj_int(b, "response_bytes_complete", m.response_bytes_complete);
+    tj_int(b, "response_first_lost", m.response_first_lost);
+    tj_int(b, "response_later_frames", m.response_later_frames);
+    tj_int(b, "duplicate_responses", m.duplicate_responses);
+    tj_int(b, "error_responses", m.error_responses);
+    json_builder_end_object(b);
     g_array_free(m.rtt_first, TRUE);
     g_array_free(m.rtt_last, TRUE);
     g_array_free(m.turnaround, TRUE);
@@ -1019,9 +1043,9 @@ void on_air_write(on_air_t *oa, GString *s, const truth_xfer_t *x, gboolean gate
  * (Message ID, its round among the rounds of that MID in that direction,
  * what it is, the block), how much of it is missing from the capture, and
  * whether it was lost on the channel, which is another matter. */
-guint on_air_write_missed(on_air_t *oa, GString *s, const truth_xfer_t *x, guint *unreassemblable)
+guint on_air_write_missed(on_air_t *oa, JsonBuilder *b, const truth_xfer_t *x, guint *unreassemblable)
 {
-    GPtrArray *recs = g_hash_table_lookup(oa->by_xfer, x);
+    GPtrArray *recs = g_hash_table_lookup(oa->by_xfer, GINT_TO_POINTER(x->id));
     GHashTable *rounds = g_hash_table_new(g_direct_hash, g_direct_equal);
     guint n = 0;
 
@@ -1040,19 +1064,19 @@ guint on_air_write_missed(on_air_t *oa, GString *s, const truth_xfer_t *x, guint
             if (!r->missed_frames[h] && !r->missed_acks[h])
                 continue;
             *unreassemblable += on_air && unseen;
-            g_string_append_printf(s, "%s\n        {\"mid\": %u, \"round\": %u, \"message\": \"%s\", \"block\": ",
-                                   n ? "," : "", r->mid, round,
-                                   r->request ? "request" : r->response ? "response" : "empty_ack");
-            if (r->block >= 0)
-                g_string_append_printf(s, "%" G_GINT64_FORMAT, r->block);
-            else
-                g_string_append(s, "null");
-            g_string_append_printf(s, ", \"hop\": %d, \"data_frames\": %u, \"acks\": %u, "
-                                      "\"fragments_never_captured\": %u, \"complete_on_air\": %s, "
-                                      "\"complete_in_capture\": %s, \"lost_on_channel\": %s}",
-                                   h, r->missed_frames[h], r->missed_acks[h], bit_count(unseen),
-                                   on_air ? "true" : "false", on_air && !unseen ? "true" : "false",
-                                   lost ? "true" : "false");
+            json_builder_begin_object(b);
+            tj_int(b, "mid", r->mid);
+            tj_int(b, "round", round);
+            tj_str(b, "message", r->request ? "request" : r->response ? "response" : "empty_ack");
+            tj_int_or_null(b, "block", r->block, r->block >= 0);
+            tj_int(b, "hop", h);
+            tj_int(b, "data_frames", r->missed_frames[h]);
+            tj_int(b, "acks", r->missed_acks[h]);
+            tj_int(b, "fragments_never_captured", bit_count(unseen));
+            tj_bool(b, "complete_on_air", on_air);
+            tj_bool(b, "complete_in_capture", on_air && !unseen);
+            tj_bool(b, "lost_on_channel", lost);
+            json_builder_end_object(b);
             n++;
         }
     }

@@ -10,6 +10,7 @@
 #include <math.h>
 #include "capture_writer.h"
 #include "scenario.h"
+#include "run.h"
 #include "truth.h"
 #include "world.h"
 
@@ -324,31 +325,28 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    world_t *w = world_new(&p, cap, &err);
-    if (!w) {
+    run_t *run = run_new(&p, cap, gw_cap, opt_gateway_output, &err);
+    if (!run) {
         fprintf(stderr, "meter-sim: %s\n", err->message);
         return 1;
     }
-    if (gw_cap) {
-        world_set_gateway_capture(w, gw_cap);
-        truth_set_gateway_capture(w->truth, opt_gateway_output);
-    }
-    world_run(w);
+    run_execute(run);
 
+    truth_t *truth = run_truth(run);
     char *truth_path = g_strconcat(opt_output, ".truth.json", NULL);
     guint64 records = capture_writer_count(cap);
     int rc = 0;
     /* The truth file counts the records, so write it before closing. */
-    if (!truth_write_json(w->truth, truth_path, opt_output, &err) || !capture_writer_close(cap, &err) ||
+    if (!truth_write_json(truth, truth_path, opt_output, &err) || !capture_writer_close(cap, &err) ||
         (gw_cap && !capture_writer_close(gw_cap, &err))) {
         fprintf(stderr, "meter-sim: %s\n", err->message);
         rc = 1;
     } else if (!opt_quiet) {
         printf("%s: scenario %s, seed %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " records\n", opt_output,
                p.name, p.seed, records);
-        truth_print_summary(w->truth, stdout);
+        truth_print_summary(truth, stdout);
     }
     g_free(truth_path);
-    world_free(w);
+    run_free(run);
     return rc;
 }

@@ -1,46 +1,18 @@
 /* mac.c: per-node IEEE 802.15.4-2006 MAC (unslotted CSMA/CA, 7.5.1.4;
  * acknowledgement and retransmission, 7.5.6.4; indirect transmission and
- * data polling, 7.5.6.3). Every frame goes to the sniffer (sniffer.c) when it ends.
+ * data polling, 7.5.6.3). Every frame goes to the sniffer (sniffer.c) when it
+ * ends, and to the listener (events.h); fragments received and given up on go
+ * up to the datagram layer (world_t.fragment_received, fragment_failed).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "mac.h"
 #include "channel.h"
-#include "truth.h"
+#include "events.h"
 #include "sniffer.h"
 
 #define SLEEPY_RX_WINDOW_US 150000  /* a SED stays awake this long after frame pending */
 
 static void start_next(node_t *n);
-
-mac_tx_t *mac_tx_new(node_t *src, node_t *dst, GByteArray *payload, datagram_t *dg, int hop,
-                     int frag)
-{
-    mac_tx_t *tx = g_new0(mac_tx_t, 1);
-
-    tx->src = src;
-    tx->dst = dst;
-    tx->payload = payload;
-    tx->dg = dg;
-    tx->hop = hop;
-    tx->frag = frag;
-    tx->secured = src->w->p.security && dst != NULL;
-    if (dg)
-        dg->refs++;
-    return tx;
-}
-
-void mac_tx_free(mac_tx_t *tx)
-{
-    if (!tx)
-        return;
-    if (tx->payload)
-        g_byte_array_unref(tx->payload);
-    if (tx->psdu)
-        g_byte_array_unref(tx->psdu);
-    if (tx->dg)
-        datagram_unref(tx->dg);
-    g_free(tx);
-}
 
 static gboolean has_indirect_for(node_t *parent, node_t *child, mac_tx_t **first)
 {
@@ -170,7 +142,7 @@ static gint64 backoff_us(node_t *n, int be)
     return (gint64)g_rand_int_range(n->w->rng, 0, 1 << be) * BACKOFF_US;
 }
 
-/* An ACK on its way to the air, and for the truth the frame it answers. */
+/* An ACK on its way to the air, and for the listener the frame it answers. */
 typedef struct {
     GByteArray *ack;
     datagram_t *dg;
@@ -195,7 +167,7 @@ static void ack_written(gpointer obj, gpointer arg)
 
     gboolean captured = sniffer_frame(acker->w, acker, ao->ack);
 
-    truth_ack_sent(acker->w->truth, ao->dg, ao->sender, ao->hop, ao->frag, ao->ack->len, captured);
+    sim_emit(acker->w, ack_on_air, ao->dg, ao->sender, ao->hop, ao->frag, ao->ack->len, captured);
     ack_out_free(ao);
 }
 
@@ -214,7 +186,7 @@ static void deliver_frame(node_t *rx, mac_tx_t *tx)
         mac_tx_t *first;
         if (has_indirect_for(rx, tx->src, &first)) {
             g_queue_remove(&rx->indirect, first);
-            truth_indirect_pulled(w->truth, first, world_now(w) - air_time_us(tx->psdu->len));
+            sim_emit(w, indirect_pulled, first, world_now(w) - air_time_us(tx->psdu->len));
             g_queue_push_head(&rx->txq, first);
             if (!rx->cur)
                 start_next(rx);
@@ -228,10 +200,28 @@ static void deliver_frame(node_t *rx, mac_tx_t *tx)
             send_poll(rx);
     }
     if (tx->dg)
-        world_fragment_received(w, tx->dg, tx->hop, tx->frag);
+        w->fragment_received(w, tx->dg, tx->hop, tx->frag);
 }
 
 static void tx_done(gpointer obj, gpointer arg);
+
+/* A fragment's first transmission on its hop: once every fragment went out
+ * there, the copy on that hop is complete on air (where a sniffer that
+ * heard them all can reassemble it). */
+static void fragment_on_air(world_t *w, const mac_tx_t *tx)
+{
+    datagram_t *dg = tx->dg;
+    guint32 bit = 1u << tx->frag;
+    guint32 all = dg->frags->len >= 32 ? 0xffffffffu : (1u << dg->frags->len) - 1;
+
+    if (dg->sent_mask[tx->hop] & bit)
+        return;
+    dg->sent_mask[tx->hop] |= bit;
+    if (dg->sent_mask[tx->hop] != all)
+        return;
+    dg->complete_on_air_us[tx->hop] = w->p.start_epoch_us + world_now(w);
+    sim_emit(w, copy_on_air, dg, tx->hop);
+}
 
 static void tx_end(gpointer obj, gpointer arg)
 {
@@ -246,7 +236,9 @@ static void tx_end(gpointer obj, gpointer arg)
     res->tx = tx;
     gboolean captured = sniffer_frame(w, n, tx->psdu);
     tx->sent++;
-    truth_mac_attempt(w->truth, tx, captured);
+    sim_emit(w, frame_on_air, tx, captured);
+    if (tx->dg)
+        fragment_on_air(w, tx);
 
     if (!tx->dst) {
         /* Broadcast: nobody acknowledges; the result is success. */
@@ -300,9 +292,9 @@ static void tx_done(gpointer obj, gpointer arg)
         return;
     } else {
         n->cur = NULL;
-        truth_mac_failed(w->truth, tx);
+        sim_emit(w, frame_failed, tx);
         if (tx->dg)
-            world_fragment_failed(tx->dg, tx->hop);
+            w->fragment_failed(w, tx->dg, tx->hop);
         mac_tx_free(tx);
     }
     g_free(res);

@@ -2,7 +2,7 @@
  * it hears (a perfect one hears all; an imperfect one misses some, at
  * random, in bursts, or from nodes far from where it sits), and the
  * timestamp, RSSI and LQI it gives each. Its randomness is its own, so the
- * run on the air is the same whatever it misses (docs/generator.md).
+ * run on the air is the same whatever it misses (docs/meter-sim.md).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef SNIFFER_H

@@ -12,16 +12,17 @@
 #include <string.h>
 #include "meter_app.h"
 #include "coap_msg.h"
-#include "gateway_app.h"
+#include "events.h"
 #include "mac.h"
+#include "mesh.h"
 #include "payloads.h"
-#include "truth.h"
 
 typedef enum { TASK_CONFIG, TASK_HISTORY, TASK_FIRMWARE, TASK_DONE } task_t;
 
 struct meter_app {
     node_t      *n;
     world_t     *w;
+    const catalogue_t *cat;      /* what the cloud serves: its config, the images */
     gboolean     background;
     task_t       script[4];
     int          step;
@@ -50,7 +51,7 @@ struct meter_app {
     /* The task at hand */
     char         path[64];
     char         query[32];
-    truth_xfer_t *xfer;
+    int          xfer;           /* the transfer's id (events.h), 0: none */
     int          szx;            /* block size in use */
     guint32      offset;         /* contiguous bytes done */
     guint32      blocks;
@@ -80,7 +81,9 @@ static void make_history(meter_app_t *a)
     a->n_samples = n;
 }
 
-meter_app_t *meter_app_new(node_t *n, gboolean background)
+static void deliver(node_t *n, const app_msg_t *msg, const datagram_t *dg);
+
+meter_app_t *meter_app_new(node_t *n, const catalogue_t *cat, gboolean background)
 {
     meter_app_t *a = g_new0(meter_app_t, 1);
     const sim_params_t *p = &n->w->p;
@@ -88,6 +91,7 @@ meter_app_t *meter_app_new(node_t *n, gboolean background)
 
     a->n = n;
     a->w = n->w;
+    a->cat = cat;
     a->background = background;
     a->next_mid = a->first_mid = (guint16)g_rand_int(a->w->rng);
     a->next_token = g_rand_int(a->w->rng);
@@ -100,6 +104,9 @@ meter_app_t *meter_app_new(node_t *n, gboolean background)
         a->script[k++] = TASK_FIRMWARE;
     a->script[k] = TASK_DONE;
     make_history(a);
+    sim_emit(a->w, history, n, a->samples, a->n_samples);
+    n->app = a;
+    n->deliver = deliver;
     return a;
 }
 
@@ -113,14 +120,6 @@ void meter_app_free(meter_app_t *a)
         g_byte_array_unref(a->upload);
     g_array_free(a->old_mids, TRUE);
     g_free(a);
-}
-
-guint meter_app_history(node_t *n, const void **samples)
-{
-    meter_app_t *a = n->app;
-
-    *samples = a->samples;
-    return a->n_samples;
 }
 
 static int meter_index(const meter_app_t *a)
@@ -148,12 +147,9 @@ static void transmit(meter_app_t *a, gboolean retransmission)
     m.coap = g_byte_array_ref(a->req);
     m.xfer = a->xfer;
     m.is_retransmission = retransmission;
-    if (a->xfer) {
-        a->xfer->requests++;
-        if (retransmission)
-            a->xfer->coap_retransmissions++;
-    }
-    world_send_up(a->w, a->n, &m);
+    if (a->xfer)
+        sim_emit(a->w, xfer_count, a->xfer, retransmission ? XFER_RETRANSMISSION : XFER_REQUEST);
+    mesh_send_up(a->w, a->n, &m);
 }
 
 /* Builds and sends the request for the task's current position with a new
@@ -200,7 +196,7 @@ static void exchange_failed(meter_app_t *a)
     if (a->rerequests < p->max_rerequests) {
         a->rerequests++;
         if (a->xfer)
-            a->xfer->rerequests++;
+            sim_emit(a->w, xfer_count, a->xfer, XFER_REREQUEST);
         send_current(a);
         return;
     }
@@ -226,12 +222,12 @@ static void timer_fired(gpointer obj, gpointer arg)
 
 /* ---- tasks ---- */
 
-static void finish_xfer(meter_app_t *a, const char *outcome, const datagram_t *dg,
-                        const app_msg_t *msg)
+/* dg: the datagram of the final response, when the transfer completed. */
+static void finish_xfer(meter_app_t *a, const char *outcome, const datagram_t *dg)
 {
     if (a->xfer)
-        truth_xfer_end(a->w->truth, a->xfer, outcome, dg, msg);
-    a->xfer = NULL;
+        sim_emit(a->w, xfer_end, a->xfer, outcome, dg);
+    a->xfer = 0;
     g_array_set_size(a->old_mids, 0);
 }
 
@@ -243,10 +239,8 @@ static void resume(gpointer obj, gpointer arg)
     if (a->w->stop)
         return;
     a->rerequests = 0;
-    if (a->xfer) {
-        a->xfer->resumes++;
-        a->xfer->rerequests++;
-    }
+    if (a->xfer)
+        sim_emit(a->w, xfer_count, a->xfer, XFER_RESUME);
     mac_set_fast_poll(a->n, TRUE);
     send_current(a);
 }
@@ -261,11 +255,14 @@ static void pause_or_abort(meter_app_t *a)
         world_at(a->w, world_now(a->w) + (gint64)(p->resume_after_s * 1e6), resume, a, NULL);
         return;
     }
-    finish_xfer(a, "aborted", NULL, NULL);
+    finish_xfer(a, "aborted", NULL);
     next_task(a);
 }
 
-static void start_block_transfer(meter_app_t *a, const char *kind, const char *method, int szx)
+/* A block-wise transfer of size bytes (an image with its SHA-256, or the
+ * history pack) begins at block size szx. */
+static void start_block_transfer(meter_app_t *a, const char *kind, const char *method, int szx, guint32 size,
+                                 const guint8 *sha256)
 {
     a->szx = szx;
     a->offset = 0;
@@ -273,8 +270,10 @@ static void start_block_transfer(meter_app_t *a, const char *kind, const char *m
     a->rerequests = 0;
     a->resumes = 0;
     a->xfer_tkl = 0;
-    a->xfer = truth_xfer_begin(a->w->truth, a->n, kind, method, a->path, a->query, szx);
-    a->xfer->background = a->background;
+    a->xfer = ++a->w->next_xfer_id;
+    xfer_info_t x = { .id = a->xfer, .meter = a->n, .background = a->background, .kind = kind, .method = method,
+                      .path = a->path, .query = a->query, .szx = szx, .resource_size = size, .sha256 = sha256 };
+    sim_emit(a->w, xfer_begin, &x);
 }
 
 static void begin_task(gpointer obj, gpointer arg)
@@ -286,7 +285,7 @@ static void begin_task(gpointer obj, gpointer arg)
 
     if (a->w->stop)
         return;
-    gateway_config_for(a->w->gateway, a->n, &cfg);
+    catalogue_config_for(a->cat, a->n, &cfg);
     g_snprintf(a->query, sizeof(a->query), "tok=%s", cfg.auth_token);
     a->rerequests = 0;
     a->xfer_tkl = 0;
@@ -302,24 +301,19 @@ static void begin_task(gpointer obj, gpointer arg)
         if (a->upload)
             g_byte_array_unref(a->upload);
         a->upload = payload_senml_encode(&pack);
-        if (a->upload->len > coap_block_size((guint8)p->his_szx)) {
-            start_block_transfer(a, "block1", "POST", p->his_szx);
-            a->xfer->resource_size = a->upload->len;
-        }
+        if (a->upload->len > coap_block_size((guint8)p->his_szx))
+            start_block_transfer(a, "block1", "POST", p->his_szx, a->upload->len, NULL);
         break;
     }
     case TASK_FIRMWARE: {
-        const char *img_path = a->background ? gateway_background_image_path()
-                                             : gateway_main_image_path();
-        const mcuboot_image_t *img = gateway_image(a->w->gateway, img_path);
+        const char *img_path = a->background ? catalogue_background_image_path()
+                                             : catalogue_main_image_path();
+        const mcuboot_image_t *img = catalogue_image(a->cat, img_path);
         int szx = a->background ? 4 : p->fw_szx[meter_index(a)];
         g_strlcpy(a->path, img_path, sizeof(a->path));
         if (a->downloads++ && p->reboot_mids && !a->background)
             a->next_mid = a->first_mid;
-        start_block_transfer(a, "block2", "GET", szx);
-        a->xfer->resource_size = img->image->len;
-        memcpy(a->xfer->sha256, img->sha256, 32);
-        a->xfer->has_sha256 = TRUE;
+        start_block_transfer(a, "block2", "GET", szx, img->image->len, img->sha256);
         break;
     }
     case TASK_DONE:
@@ -433,30 +427,25 @@ static void continue_later(gpointer obj, gpointer arg)
 /* A new transfer at a legal block size after the gateway refused an edge SZX. */
 static void fall_back(meter_app_t *a, const char *outcome, int szx)
 {
-    finish_xfer(a, outcome, NULL, NULL);
+    const mcuboot_image_t *img = catalogue_image(a->cat, a->path);
+
+    finish_xfer(a, outcome, NULL);
     a->fallback_done = TRUE;
-    start_block_transfer(a, "block2", "GET", szx);
-    {
-        const mcuboot_image_t *img = gateway_image(a->w->gateway, a->path);
-        a->xfer->resource_size = img->image->len;
-        memcpy(a->xfer->sha256, img->sha256, 32);
-        a->xfer->has_sha256 = TRUE;
-    }
+    start_block_transfer(a, "block2", "GET", szx, img->image->len, img->sha256);
     world_at(a->w, world_now(a->w) + turnaround_us(a, 1, 0), continue_later, a, NULL);
 }
 
-static void firmware_response(meter_app_t *a, const coap_rx_t *r, const app_msg_t *msg,
-                              datagram_t *dg)
+static void firmware_response(meter_app_t *a, const coap_rx_t *r, const datagram_t *dg)
 {
     guint32 size, offset;
 
     if (r->code >= COAP_CODE(4, 0) || !r->block2.present) {
-        a->xfer->error_responses++;
+        sim_emit(a->w, xfer_count, a->xfer, XFER_ERROR_RESPONSE);
         if (!a->fallback_done && (a->szx == 7 || a->szx == 0)) {
             fall_back(a, "error", a->szx == 7 ? 6 : 1);
             return;
         }
-        finish_xfer(a, "error", NULL, NULL);
+        finish_xfer(a, "error", NULL);
         next_task(a);
         return;
     }
@@ -464,7 +453,7 @@ static void firmware_response(meter_app_t *a, const coap_rx_t *r, const app_msg_
     offset = r->block2.num * size;
     if (r->block2.more && r->payload_len != size) {
         /* A block of the wrong length cannot be written: ask again. */
-        a->xfer->error_responses++;
+        sim_emit(a->w, xfer_count, a->xfer, XFER_ERROR_RESPONSE);
         if (a->szx == 0 && !a->fallback_done && a->rerequests >= a->w->p.max_rerequests) {
             fall_back(a, "error", 1);
             return;
@@ -474,27 +463,24 @@ static void firmware_response(meter_app_t *a, const coap_rx_t *r, const app_msg_
     }
     if (r->block2.szx < a->szx) {
         a->szx = r->block2.szx;
-        a->xfer->szx = a->szx;
-        a->xfer->renegotiated = TRUE;
+        sim_emit(a->w, renegotiated, a->xfer, a->szx);
     }
     if (offset == a->offset) {
+        sim_emit(a->w, block_taken, a->xfer, offset, (guint32)r->payload_len);
         a->offset += (guint32)r->payload_len;
         a->blocks++;
-        a->xfer->blocks = a->blocks;
-        a->xfer->bytes = a->offset;
     }
     a->rerequests = 0;
     a->resumes = 0;
     if (!r->block2.more) {
-        finish_xfer(a, "complete", dg, msg);
+        finish_xfer(a, "complete", dg);
         next_task(a);
         return;
     }
     world_at(a->w, world_now(a->w) + turnaround_us(a, offset, r->payload_len), continue_later, a, NULL);
 }
 
-static void history_response(meter_app_t *a, const coap_rx_t *r, const app_msg_t *msg,
-                             datagram_t *dg)
+static void history_response(meter_app_t *a, const coap_rx_t *r, const datagram_t *dg)
 {
     if (!a->xfer) {
         next_task(a);
@@ -503,27 +489,25 @@ static void history_response(meter_app_t *a, const coap_rx_t *r, const app_msg_t
     if (r->code == COAP_CONTINUE) {
         guint32 size = coap_block_size((guint8)a->szx);
         guint32 len = MIN(size, a->upload->len - a->offset);
+        sim_emit(a->w, block_taken, a->xfer, a->offset, len);
         a->offset += len;
         a->blocks++;
-        a->xfer->blocks = a->blocks;
-        a->xfer->bytes = a->offset;
         a->rerequests = 0;
         world_at(a->w, world_now(a->w) + turnaround_us(a, a->offset, 0), continue_later, a, NULL);
         return;
     }
     if (r->code == COAP_CHANGED) {
+        sim_emit(a->w, block_taken, a->xfer, a->offset, a->upload->len - a->offset);
         a->blocks++;
-        a->xfer->blocks = a->blocks;
-        a->xfer->bytes = a->upload->len;
-        finish_xfer(a, "complete", dg, msg);
+        finish_xfer(a, "complete", dg);
     } else {
-        a->xfer->error_responses++;
-        finish_xfer(a, "error", NULL, NULL);
+        sim_emit(a->w, xfer_count, a->xfer, XFER_ERROR_RESPONSE);
+        finish_xfer(a, "error", NULL);
     }
     next_task(a);
 }
 
-static void send_empty_ack(meter_app_t *a, guint16 mid, truth_xfer_t *xfer)
+static void send_empty_ack(meter_app_t *a, guint16 mid, int xfer)
 {
     coap_msg_t m;
     app_msg_t out = { 0 };
@@ -534,7 +518,7 @@ static void send_empty_ack(meter_app_t *a, guint16 mid, truth_xfer_t *xfer)
     m.mid = mid;
     out.coap = coap_msg_encode(&m);
     out.xfer = xfer;
-    world_send_up(a->w, a->n, &out);
+    mesh_send_up(a->w, a->n, &out);
 }
 
 static gboolean is_old_mid(const meter_app_t *a, guint16 mid)
@@ -545,7 +529,8 @@ static gboolean is_old_mid(const meter_app_t *a, guint16 mid)
     return FALSE;
 }
 
-void meter_app_deliver(node_t *n, const app_msg_t *msg, datagram_t *dg)
+/* A complete datagram for the meter arrived (dg keeps its capture times). */
+static void deliver(node_t *n, const app_msg_t *msg, const datagram_t *dg)
 {
     meter_app_t *a = n->app;
     coap_rx_t r;
@@ -557,7 +542,7 @@ void meter_app_deliver(node_t *n, const app_msg_t *msg, datagram_t *dg)
      * is busy with flash it may still drop the datagram. */
     if (g_rand_double(a->w->rng) < a->w->p.busy_drop) {
         if (msg->xfer)
-            msg->xfer->dropped_by_meter++;
+            sim_emit(a->w, xfer_count, msg->xfer, XFER_DROPPED);
         return;
     }
     if (r.type == COAP_CON) {
@@ -569,33 +554,32 @@ void meter_app_deliver(node_t *n, const app_msg_t *msg, datagram_t *dg)
         if (mine && r.code == COAP_EMPTY) {
             a->separate = TRUE;
             if (a->xfer)
-                a->xfer->separate_responses++;
+                sim_emit(a->w, xfer_count, a->xfer, XFER_SEPARATE_RESPONSE);
             arm_timer(a, 4 * (gint64)(a->w->p.ack_timeout_s * 1e6));
             return;
         }
     }
     if (!mine) {
         if (msg->xfer && (is_old_mid(a, r.mid) || r.type == COAP_CON || r.mid == a->req_mid))
-            msg->xfer->duplicate_responses++;
+            sim_emit(a->w, xfer_count, msg->xfer, XFER_DUPLICATE_RESPONSE);
         return;
     }
     a->open = FALSE;
     a->timer_gen++;
-    truth_response_taken(a->w->truth, msg);
+    sim_emit(a->w, response_taken, dg);
     switch (a->script[a->step]) {
     case TASK_CONFIG: {
         meter_config_t cfg;
-        gateway_config_for(a->w->gateway, a->n, &cfg);
-        if (!a->background)
-            truth_set_config(a->w->truth, a->n, &cfg);
+        catalogue_config_for(a->cat, a->n, &cfg);
+        sim_emit(a->w, config_taken, a->n, &cfg);
         next_task(a);
         break;
     }
     case TASK_HISTORY:
-        history_response(a, &r, msg, dg);
+        history_response(a, &r, dg);
         break;
     case TASK_FIRMWARE:
-        firmware_response(a, &r, msg, dg);
+        firmware_response(a, &r, dg);
         break;
     case TASK_DONE:
         break;

@@ -7,16 +7,15 @@
 #ifndef METER_APP_H
 #define METER_APP_H
 #include "world.h"
+#include "catalogue.h"
 
 typedef struct meter_app meter_app_t;
 
-meter_app_t *meter_app_new(node_t *n, gboolean background);
+/* The app running on n (node_t.app), which knows what cat holds for it. */
+meter_app_t *meter_app_new(node_t *n, const catalogue_t *cat, gboolean background);
 void         meter_app_free(meter_app_t *a);
 void         meter_app_start(meter_app_t *a, gint64 at_us);
-/* A complete datagram for this node arrived (dg keeps its capture times). */
-void         meter_app_deliver(node_t *n, const app_msg_t *msg, datagram_t *dg);
+/* Every meter (not the background nodes) has finished its script. */
 gboolean     meter_apps_all_done(world_t *w);
-/* The history samples a meter uploads (for the gateway and the truth). */
-guint        meter_app_history(node_t *n, const void **samples);
 
 #endif

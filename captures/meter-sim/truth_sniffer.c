@@ -8,7 +8,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "truth_sniffer.h"
-#include "truth.h"
+#include "truth_json.h"
 
 typedef struct {
     guint64 data_frames, acks, data_requests, broadcasts;
@@ -23,7 +23,7 @@ typedef struct {
 
 struct sniffer_truth {
     missed_counts_t all;
-    GHashTable     *by_xfer;     /* truth_xfer_t* -> missed_counts_t* (data frames and their ACKs) */
+    GHashTable     *by_xfer;     /* transfer id -> missed_counts_t* (data frames and their ACKs) */
     GArray         *polls;       /* missed_poll_t */
 };
 
@@ -49,10 +49,10 @@ static missed_counts_t *xfer_counts(sniffer_truth_t *st, const datagram_t *dg)
 
     if (!dg || !dg->msg.xfer)
         return NULL;
-    c = g_hash_table_lookup(st->by_xfer, dg->msg.xfer);
+    c = g_hash_table_lookup(st->by_xfer, GINT_TO_POINTER(dg->msg.xfer));
     if (!c) {
         c = g_new0(missed_counts_t, 1);
-        g_hash_table_insert(st->by_xfer, dg->msg.xfer, c);
+        g_hash_table_insert(st->by_xfer, GINT_TO_POINTER(dg->msg.xfer), c);
     }
     return c;
 }
@@ -88,11 +88,11 @@ void sniffer_truth_ack_missed(sniffer_truth_t *st, const datagram_t *dg, const n
     }
 }
 
-void sniffer_truth_write_xfer(sniffer_truth_t *st, GString *s, const truth_xfer_t *x, on_air_t *oa)
+void sniffer_truth_write_xfer(sniffer_truth_t *st, JsonBuilder *b, const truth_xfer_t *x, on_air_t *oa)
 {
-    const missed_counts_t *c = g_hash_table_lookup(st->by_xfer, x);
+    const missed_counts_t *c = g_hash_table_lookup(st->by_xfer, GINT_TO_POINTER(x->id));
     guint64 data = c ? c->data_frames : 0, acks = c ? c->acks : 0, polls = 0;
-    GString *copies = g_string_new(NULL);
+    JsonBuilder *copies = json_builder_new();
     guint unreassemblable, n;
 
     for (guint i = 0; i < st->polls->len && x->air_first_request_us >= 0; i++) {
@@ -104,13 +104,22 @@ void sniffer_truth_write_xfer(sniffer_truth_t *st, GString *s, const truth_xfer_
         else
             polls++;
     }
+    /* The copies first: the counts before them are theirs. */
+    json_builder_begin_array(copies);
     n = on_air_write_missed(oa, copies, x, &unreassemblable);
-    g_string_append_printf(s,
-        ",\n     \"not_captured\": {\"frames\": %" G_GUINT64_FORMAT ", \"data_frames\": %" G_GUINT64_FORMAT
-        ", \"acks\": %" G_GUINT64_FORMAT ", \"data_requests\": %" G_GUINT64_FORMAT
-        ", \"copies_affected\": %u, \"copies_unreassemblable\": %u,\n       \"copies\": [%s%s]}",
-        data + acks + polls, data, acks, polls, n, unreassemblable, copies->str, n ? "\n       " : "");
-    g_string_free(copies, TRUE);
+    json_builder_end_array(copies);
+    json_builder_set_member_name(b, "not_captured");
+    json_builder_begin_object(b);
+    tj_int(b, "frames", data + acks + polls);
+    tj_int(b, "data_frames", data);
+    tj_int(b, "acks", acks);
+    tj_int(b, "data_requests", polls);
+    tj_int(b, "copies_affected", n);
+    tj_int(b, "copies_unreassemblable", unreassemblable);
+    json_builder_set_member_name(b, "copies");
+    json_builder_add_value(b, json_builder_get_root(copies));
+    json_builder_end_object(b);
+    g_object_unref(copies);
 }
 
 guint64 sniffer_truth_missed(const sniffer_truth_t *st)
@@ -118,28 +127,30 @@ guint64 sniffer_truth_missed(const sniffer_truth_t *st)
     return st->all.data_frames + st->all.acks + st->all.data_requests + st->all.broadcasts;
 }
 
-void sniffer_truth_write(sniffer_truth_t *st, GString *s, const sim_params_t *p, guint64 frames,
+void sniffer_truth_write(sniffer_truth_t *st, JsonBuilder *b, const sim_params_t *p, guint64 frames,
                          guint64 records)
 {
     const missed_counts_t *a = &st->all;
 
-    g_string_append_printf(s, "  \"sniffer\": {\"at\": \"%s\", \"miss\": %.17g, \"burst_mean_frames\": ",
-                           p->sniffer_at == SNIFFER_AT_BORDER_ROUTER ? "border_router" : "meter0",
-                           p->sniffer_miss);
+    json_builder_set_member_name(b, "sniffer");
+    json_builder_begin_object(b);
+    tj_str(b, "at", p->sniffer_at == SNIFFER_AT_BORDER_ROUTER ? "border_router" : "meter0");
+    tj_exact(b, "miss", p->sniffer_miss);
     if (p->sniffer_burst > 0)
-        g_string_append_printf(s, "%.17g", p->sniffer_burst);
+        tj_exact(b, "burst_mean_frames", p->sniffer_burst);
     else
-        g_string_append(s, "null");
-    g_string_append_printf(s, ", \"near_hops\": %d, \"far_miss\": %.17g,\n              "
-                              "\"frames_on_air\": %" G_GUINT64_FORMAT ", \"frames_captured\": ",
-                           p->sniffer_near_hops, p->sniffer_far_miss, frames);
-    if (p->link == CAPTURE_GATEWAY)
-        g_string_append(s, "null");
-    else
-        g_string_append_printf(s, "%" G_GUINT64_FORMAT, records);
-    g_string_append_printf(s, ",\n              \"not_captured\": {\"frames\": %" G_GUINT64_FORMAT
-                              ", \"data_frames\": %" G_GUINT64_FORMAT ", \"acks\": %" G_GUINT64_FORMAT
-                              ", \"data_requests\": %" G_GUINT64_FORMAT ", \"broadcasts\": %" G_GUINT64_FORMAT "}},\n",
-                           sniffer_truth_missed(st), a->data_frames, a->acks,
-                           a->data_requests, a->broadcasts);
+        tj_null(b, "burst_mean_frames");
+    tj_int(b, "near_hops", p->sniffer_near_hops);
+    tj_exact(b, "far_miss", p->sniffer_far_miss);
+    tj_int(b, "frames_on_air", frames);
+    tj_int_or_null(b, "frames_captured", records, p->link != CAPTURE_GATEWAY);
+    json_builder_set_member_name(b, "not_captured");
+    json_builder_begin_object(b);
+    tj_int(b, "frames", sniffer_truth_missed(st));
+    tj_int(b, "data_frames", a->data_frames);
+    tj_int(b, "acks", a->acks);
+    tj_int(b, "data_requests", a->data_requests);
+    tj_int(b, "broadcasts", a->broadcasts);
+    json_builder_end_object(b);
+    json_builder_end_object(b);
 }

@@ -17,11 +17,16 @@
 
 static inline gint64 air_time_us(gsize psdu_len) { return (gint64)(psdu_len + PHY_OVERHEAD) * BYTE_US; }
 
-void     channel_init(world_t *w);
-void     channel_add(world_t *w, node_t *tx, gint64 start, gint64 end);
+typedef struct channel channel_t;
+
+/* The channel of a run goes in world_t.channel. */
+channel_t *channel_new(void);
+void       channel_free(channel_t *c);
+/* tx is on the air over [start, end]. */
+void       channel_add(world_t *w, node_t *tx, gint64 start, gint64 end);
 /* CCA by listener over [t0, t1]: is an audible transmission on the air? */
-gboolean channel_busy(world_t *w, const node_t *listener, gint64 t0, gint64 t1);
+gboolean   channel_busy(world_t *w, const node_t *listener, gint64 t0, gint64 t1);
 /* Does rx fail to receive tx's frame on air over [start, end]? */
-gboolean channel_lost(world_t *w, node_t *tx, node_t *rx, gint64 start, gint64 end);
+gboolean   channel_lost(world_t *w, node_t *tx, node_t *rx, gint64 start, gint64 end);
 
 #endif

@@ -3,7 +3,7 @@
  * The defaults describe one sleepy meter one hop from the border router on
  * a bursty link losing about 5% of frames; each scenario changes only what
  * it is about. The field-* scenarios are the calibrated field set (see
- * docs/generator.md for what each number stands for physically).
+ * docs/meter-sim.md for what each number stands for physically).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <string.h>

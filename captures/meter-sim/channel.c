@@ -15,30 +15,45 @@ typedef struct {
     node_t *tx;
 } air_slot_t;
 
-void channel_init(world_t *w)
+struct channel {
+    GArray *air;                 /* air_slot_t: the transmissions that may still matter */
+};
+
+channel_t *channel_new(void)
 {
-    w->air = g_array_new(FALSE, FALSE, sizeof(air_slot_t));
+    channel_t *c = g_new0(channel_t, 1);
+
+    c->air = g_array_new(FALSE, FALSE, sizeof(air_slot_t));
+    return c;
+}
+
+void channel_free(channel_t *c)
+{
+    if (!c)
+        return;
+    g_array_free(c->air, TRUE);
+    g_free(c);
 }
 
 /* Slots that ended long ago can no longer matter to a CCA or a collision. */
 static void prune(world_t *w, gint64 now)
 {
     guint keep = 0;
-    air_slot_t *s = (air_slot_t *)w->air->data;
+    air_slot_t *s = (air_slot_t *)w->channel->air->data;
 
-    for (guint i = 0; i < w->air->len; i++)
+    for (guint i = 0; i < w->channel->air->len; i++)
         if (s[i].end + 10000 >= now)
             s[keep++] = s[i];
-    g_array_set_size(w->air, keep);
+    g_array_set_size(w->channel->air, keep);
 }
 
 void channel_add(world_t *w, node_t *tx, gint64 start, gint64 end)
 {
     air_slot_t s = { start, end, tx };
 
-    if (w->air->len > 64)
+    if (w->channel->air->len > 64)
         prune(w, start);
-    g_array_append_val(w->air, s);
+    g_array_append_val(w->channel->air, s);
 }
 
 /* Hidden background nodes are not sensed by the meters and their routers,
@@ -54,9 +69,9 @@ static gboolean audible(const node_t *tx, const node_t *listener)
 
 gboolean channel_busy(world_t *w, const node_t *listener, gint64 t0, gint64 t1)
 {
-    const air_slot_t *s = (const air_slot_t *)w->air->data;
+    const air_slot_t *s = (const air_slot_t *)w->channel->air->data;
 
-    for (guint i = 0; i < w->air->len; i++)
+    for (guint i = 0; i < w->channel->air->len; i++)
         if (s[i].tx != listener && s[i].start < t1 && s[i].end > t0 && audible(s[i].tx, listener))
             return TRUE;
     return FALSE;
@@ -64,9 +79,9 @@ gboolean channel_busy(world_t *w, const node_t *listener, gint64 t0, gint64 t1)
 
 static gboolean collides(world_t *w, const node_t *tx, gint64 start, gint64 end)
 {
-    const air_slot_t *s = (const air_slot_t *)w->air->data;
+    const air_slot_t *s = (const air_slot_t *)w->channel->air->data;
 
-    for (guint i = 0; i < w->air->len; i++)
+    for (guint i = 0; i < w->channel->air->len; i++)
         if (s[i].tx != tx && s[i].start < end && s[i].end > start)
             return TRUE;
     return FALSE;

@@ -7,17 +7,12 @@
 #ifndef GATEWAY_APP_H
 #define GATEWAY_APP_H
 #include "world.h"
-#include "payloads.h"
+#include "catalogue.h"
 
 typedef struct gateway_app gateway_app_t;
 
-gateway_app_t *gateway_app_new(world_t *w, GError **err);
+/* The gateway of w (world_t.gateway), serving what cat holds. */
+gateway_app_t *gateway_app_new(world_t *w, const catalogue_t *cat);
 void           gateway_app_free(gateway_app_t *g);
-void           gateway_app_deliver(world_t *w, node_t *from, const app_msg_t *msg);
-/* What the gateway serves, for the meters' scripts and the truth file. */
-const mcuboot_image_t *gateway_image(gateway_app_t *g, const char *path);
-void           gateway_config_for(gateway_app_t *g, const node_t *n, meter_config_t *out);
-const char    *gateway_main_image_path(void);
-const char    *gateway_background_image_path(void);
 
 #endif

@@ -8,16 +8,12 @@
 #include <string.h>
 #include "gateway_app.h"
 #include "coap_msg.h"
-#include "meter_app.h"
-#include "truth.h"
-
-#define MAIN_IMAGE_PATH "firmware/v2.1.0.img"
-#define BG_IMAGE_PATH   "firmware/v1.4.2.img"
-#define BG_IMAGE_SIZE   8192
+#include "events.h"
+#include "mesh.h"
 
 struct gateway_app {
     world_t         *w;
-    mcuboot_image_t  main_img, bg_img;
+    const catalogue_t *cat;
     GHashTable      *cache;       /* (node idx << 16 | MID) -> cached_t* */
     GHashTable      *pending;     /* separate CON responses awaiting their ACK */
     guint16          next_mid;
@@ -28,7 +24,7 @@ struct gateway_app {
 typedef struct {
     gint64        t;
     GByteArray   *bytes;          /* the response sent (ACK, piggy-backed or empty) */
-    truth_xfer_t *xfer;
+    int           xfer;
     gboolean      has_block2;
 } cached_t;
 
@@ -36,9 +32,9 @@ typedef struct {
     gateway_app_t *g;
     node_t        *to;
     GByteArray    *bytes;
-    truth_xfer_t  *xfer;
-    guint16        req_mid;       /* the request it answers (for the truth) */
-    const void    *answers_rec;   /* ... and which transmission of it */
+    int            xfer;
+    guint16        req_mid;       /* the request it answers */
+    int            answers_dgram; /* ... and the datagram of the transmission answered */
     gboolean       has_block2;
     gboolean       retransmission;
     /* separate CON responses only */
@@ -48,9 +44,6 @@ typedef struct {
     gboolean       acked;
 } outgoing_t;
 
-const char *gateway_main_image_path(void) { return MAIN_IMAGE_PATH; }
-const char *gateway_background_image_path(void) { return BG_IMAGE_PATH; }
-
 static void cached_free(gpointer p)
 {
     cached_t *c = p;
@@ -58,31 +51,19 @@ static void cached_free(gpointer p)
     g_free(c);
 }
 
-gateway_app_t *gateway_app_new(world_t *w, GError **err)
+static void deliver(world_t *w, node_t *from, const app_msg_t *msg);
+
+gateway_app_t *gateway_app_new(world_t *w, const catalogue_t *cat)
 {
     gateway_app_t *g = g_new0(gateway_app_t, 1);
-    mcuboot_params_t mp = {
-        .major = 2, .minor = 1, .revision = 0, .build = 1342,
-        .load_addr = 0, .hdr_size = 32, .body_size = w->p.image_size, .flags = 0,
-        .body_seed = w->p.seed ^ G_GUINT64_CONSTANT(0x6d65746572736370),
-    };
-    mcuboot_params_t bp = mp;
 
     g->w = w;
+    g->cat = cat;
     g->next_mid = (guint16)g_rand_int(w->rng);
     g->cache = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, cached_free);
     g->pending = g_hash_table_new(g_direct_hash, g_direct_equal);
-    bp.major = 1;
-    bp.minor = 4;
-    bp.revision = 2;
-    bp.build = 77;
-    bp.body_size = BG_IMAGE_SIZE;
-    bp.body_seed = mp.body_seed + 1;
-    if (!payload_mcuboot_build(&mp, w->p.seed, &g->main_img, err) ||
-        !payload_mcuboot_build(&bp, w->p.seed, &g->bg_img, err)) {
-        gateway_app_free(g);
-        return NULL;
-    }
+    w->gateway = g;
+    w->gateway_deliver = deliver;
     return g;
 }
 
@@ -90,62 +71,9 @@ void gateway_app_free(gateway_app_t *g)
 {
     if (!g)
         return;
-    payload_mcuboot_clear(&g->main_img);
-    payload_mcuboot_clear(&g->bg_img);
     g_hash_table_destroy(g->cache);
     g_hash_table_destroy(g->pending);
     g_free(g);
-}
-
-const mcuboot_image_t *gateway_image(gateway_app_t *g, const char *path)
-{
-    if (strcmp(path, MAIN_IMAGE_PATH) == 0)
-        return &g->main_img;
-    if (strcmp(path, BG_IMAGE_PATH) == 0)
-        return &g->bg_img;
-    return NULL;
-}
-
-/* Each meter's config: fixed values, its own id and token, and the main
- * firmware image's description. */
-void gateway_config_for(gateway_app_t *g, const node_t *n, meter_config_t *c)
-{
-    static const char *alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789";
-    guint64 x = n->ext * G_GUINT64_CONSTANT(0x9e3779b97f4a7c15) ^ g->w->p.seed;
-    int meter_idx = 0;
-
-    for (int i = 0; i < SIM_MAX_METERS; i++)
-        if (g->w->meters[i] == n)
-            meter_idx = i;
-    memset(c, 0, sizeof(*c));
-    g_snprintf(c->device_id, sizeof(c->device_id), "mtr-%016" G_GINT64_MODIFIER "x", n->ext);
-    c->config_version = 7;
-    c->sample_interval = 900;
-    c->upload_interval = 21600;
-    g_strlcpy(c->history_path, "meter/his", sizeof(c->history_path));
-    c->meter_kind = (guint32)(n->idx % 2);
-    c->pulse_factor = c->meter_kind == 0 ? 0.5 : 0.001;
-    g_strlcpy(c->unit, c->meter_kind == 0 ? "Wh" : "m3", sizeof(c->unit));
-    c->utc_offset = 60;
-    g_strlcpy(c->fw_version, "2.1.0", sizeof(c->fw_version));
-    g_strlcpy(c->fw_path, MAIN_IMAGE_PATH, sizeof(c->fw_path));
-    c->fw_size = g->main_img.image->len;
-    memcpy(c->fw_sha256, g->main_img.sha256, 32);
-    c->block_szx = (guint32)CLAMP(g->w->p.fw_szx[meter_idx], 0, 6);
-    c->ack_timeout_ms = (guint32)(g->w->p.ack_timeout_s * 1000);
-    c->n_points = 2;
-    g_strlcpy(c->points[0].name, "energy", sizeof(c->points[0].name));
-    g_snprintf(c->points[0].point_id, sizeof(c->points[0].point_id),
-               "6f1c2a40-%04x-4e3b-9a57-%012" G_GINT64_MODIFIER "x", n->idx, n->ext & 0xffffffffffff);
-    g_strlcpy(c->points[0].unit, "Wh", sizeof(c->points[0].unit));
-    g_strlcpy(c->points[1].name, "power", sizeof(c->points[1].name));
-    g_snprintf(c->points[1].point_id, sizeof(c->points[1].point_id),
-               "0b9d7e22-%04x-41aa-8c0e-%012" G_GINT64_MODIFIER "x", n->idx, n->ext & 0xffffffffffff);
-    g_strlcpy(c->points[1].unit, "W", sizeof(c->points[1].unit));
-    for (int i = 0; i < 12; i++) {
-        c->auth_token[i] = alphabet[x % 56];
-        x = x / 56 + (guint64)(i + 1) * G_GUINT64_CONSTANT(0x2545f4914f6cdd1d);
-    }
 }
 
 /* ---- sending ---- */
@@ -168,8 +96,8 @@ static void send_now(gateway_app_t *g, outgoing_t *o)
     m.is_retransmission = o->retransmission;
     m.gw_time_us = world_now(g->w);
     m.req_mid = o->req_mid;
-    m.answers_rec = o->answers_rec;
-    world_send_down(g->w, o->to, &m);
+    m.answers_dgram = o->answers_dgram;
+    mesh_send_down(g->w, o->to, &m);
 }
 
 static void send_event(gpointer obj, gpointer arg)
@@ -194,7 +122,7 @@ static void separate_timer(gpointer obj, gpointer arg)
     }
     o->retransmission = o->retransmits > 0;
     if (o->retransmission && o->xfer)
-        o->xfer->gateway_retransmissions++;
+        sim_emit(g->w, xfer_count, o->xfer, XFER_GATEWAY_RETRANSMISSION);
     send_now(g, o);
     o->retransmits++;
     world_at_owned(g->w, world_now(g->w) + o->timeout_us, separate_timer, g, o, out_free);
@@ -202,11 +130,11 @@ static void separate_timer(gpointer obj, gpointer arg)
 }
 
 static outgoing_t *outgoing(gateway_app_t *g, node_t *to, GByteArray *bytes, const app_msg_t *answering,
-                            truth_xfer_t *xfer, guint16 req_mid, gboolean has_block2)
+                            int xfer, guint16 req_mid, gboolean has_block2)
 {
     outgoing_t *o = g_new0(outgoing_t, 1);
 
-    o->answers_rec = answering ? answering->rec : NULL;
+    o->answers_dgram = answering ? answering->dgram : 0;
     o->g = g;
     o->to = to;
     o->bytes = bytes;
@@ -221,7 +149,7 @@ static outgoing_t *outgoing(gateway_app_t *g, node_t *to, GByteArray *bytes, con
 static void firmware(gateway_app_t *g, const coap_rx_t *r, coap_msg_t *resp)
 {
     const sim_params_t *p = &g->w->p;
-    const mcuboot_image_t *img = gateway_image(g, r->path);
+    const mcuboot_image_t *img = catalogue_image(g->cat, r->path);
     coap_block_t req = r->block2;
     guint32 len, size, offset;
 
@@ -288,7 +216,8 @@ static void history(const coap_rx_t *r, coap_msg_t *resp)
     }
 }
 
-void gateway_app_deliver(world_t *w, node_t *from, const app_msg_t *msg)
+/* A datagram from a node reached the gateway. */
+static void deliver(world_t *w, node_t *from, const app_msg_t *msg)
 {
     gateway_app_t *g = w->gateway;
     const sim_params_t *p = &w->p;
@@ -325,7 +254,7 @@ void gateway_app_deliver(world_t *w, node_t *from, const app_msg_t *msg)
     memcpy(resp.token, r.token, r.tkl);
     if (strcmp(r.path, "meter/cfg") == 0 && r.code == COAP_GET) {
         meter_config_t cfg;
-        gateway_config_for(g, from, &cfg);
+        catalogue_config_for(g->cat, from, &cfg);
         blob = payload_config_encode(&cfg);
         resp.code = COAP_CONTENT;
         resp.content_format = COAP_CF_CBOR;
