@@ -7,7 +7,7 @@
  */
 #ifndef VANTAGE_TRANSFERS_H
 #define VANTAGE_TRANSFERS_H
-#include "vantage_pair.h"
+#include "vantage_pair_model.h"
 
 /* Fills out->transfers from out->msgs (in time order) and sets each
  * message's transfer. */

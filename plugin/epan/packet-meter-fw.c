@@ -20,11 +20,11 @@
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
 #include <epan/tap.h>
-#include <epan/export_object.h>
 #include <epan/to_str.h>
 #include <epan/address.h>
 
 #include "packet-meter-fw.h"
+#include "packet-meter-fw-export.h"
 #include "block_map.h"
 #include "mcuboot.h"
 
@@ -35,8 +35,7 @@
 #define FW_MAX_IMAGE BLOCK_MAP_MAX_SIZE
 
 
-static int proto_meter_fw_eo = -1;      /* "meter-fw": the Export Objects name only */
-static int fw_eo_tap = -1;
+static int fw_eo_tap = -1;              /* Export Objects (packet-meter-fw-export.c) */
 
 static int hf_meter_fw = -1;
 static int hf_meter_fw_block_num = -1;
@@ -680,82 +679,20 @@ void dissect_meter_fw(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, c
                                have, end_known ? " of " : ", end never seen",
                                end_known ? wmem_strdup_printf(pinfo->pool, "%u", block_map_total(x->map)) : "");
     }
-    tap_queue_packet(fw_eo_tap, pinfo, x);
-}
+    {
+        meter_fw_image_view_t *v = wmem_new(pinfo->pool, meter_fw_image_view_t);
+        gboolean complete = x->complete_frame != 0;
 
-/* ---- Export Objects ----------------------------------------------------- */
-
-/* One entry per transfer per listener, updated in place as blocks arrive:
- * a single-pass tshark never learns which block of an unfinished download
- * is its last, so the entry of a transfer follows it (".partial" until the
- * image completes). listener (tapdata) -> GHashTable(key -> entry). */
-static GHashTable *eo_lists;
-
-static void fw_eo_reset(void)
-{
-    if (eo_lists)
-        g_hash_table_remove_all(eo_lists);
-}
-
-static char *eo_filename(const fw_xfer_t *x, gboolean complete)
-{
-    char *meter = x->meter.type != AT_NONE ? address_to_str(NULL, &x->meter) : g_strdup("meter");
-    const char *base = x->path ? strrchr(x->path, '/') : NULL;
-    char *name;
-
-    base = base ? base + 1 : x->path;
-    if (!base || !*base)
-        base = "firmware.img";
-    g_strdelimit(meter, ":/", '-');
-    name = g_strdup_printf("%s_%s%s", meter, base, complete ? "" : ".partial");
-    wmem_free(NULL, meter);
-    return name;
-}
-
-static tap_packet_status fw_eo_packet(void *tapdata, packet_info *pinfo, epan_dissect_t *edt _U_,
-                                      const void *data, tap_flags_t flags _U_)
-{
-    export_object_list_t *list = (export_object_list_t *)tapdata;
-    const fw_xfer_t *x = (const fw_xfer_t *)data;
-    GHashTable *entries;
-    export_object_entry_t *e;
-    gboolean complete = x->complete_frame != 0;
-    guint32 have = complete ? x->total : block_map_contiguous(x->map);
-    guint32 pkt = complete ? x->complete_frame : pinfo->num;
-
-    if (!eo_lists)
-        eo_lists = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                         (GDestroyNotify)g_hash_table_destroy);
-    entries = (GHashTable *)g_hash_table_lookup(eo_lists, tapdata);
-    if (!entries) {
-        entries = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-        g_hash_table_insert(eo_lists, tapdata, entries);
+        v->key = x->key;
+        v->meter = &x->meter;
+        v->gateway = &x->gateway;
+        v->path = x->path;
+        v->complete = complete;
+        v->have = complete ? x->total : block_map_contiguous(x->map);
+        v->bytes = block_map_bytes(x->map);
+        v->last_frame = complete ? x->complete_frame : pinfo->num;
+        tap_queue_packet(fw_eo_tap, pinfo, v);
     }
-    e = (export_object_entry_t *)g_hash_table_lookup(entries, &x->key);
-    if (!e) {
-        if (have == 0)
-            return TAP_PACKET_DONT_REDRAW;
-        e = g_new0(export_object_entry_t, 1);
-        e->hostname = x->gateway.type != AT_NONE ? address_to_str(NULL, &x->gateway) : g_strdup("");
-        e->content_type = g_strdup("application/octet-stream");
-        g_hash_table_insert(entries, g_memdup2(&x->key, sizeof x->key), e);
-        list->add_entry(list->gui_data, e);
-    } else if (e->payload_len == have && e->pkt_num == pkt &&
-               (e->filename && g_str_has_suffix(e->filename, ".partial")) == !complete) {
-        return TAP_PACKET_DONT_REDRAW;
-    }
-    /* The contiguous prefix only grows, and its bytes never change. */
-    if (have != e->payload_len) {
-        guint32 old = (guint32)e->payload_len;
-        e->payload_data = (guint8 *)g_realloc(e->payload_data, have ? have : 1);
-        if (have > old)
-            memcpy(e->payload_data + old, block_map_bytes(x->map) + old, have - old);
-        e->payload_len = have;
-    }
-    g_free(e->filename);
-    e->filename = eo_filename(x, complete);
-    e->pkt_num = pkt;
-    return TAP_PACKET_REDRAW;
 }
 
 /* ---- registration ------------------------------------------------------ */
@@ -892,11 +829,7 @@ void proto_register_meter_fw(void)
         "Ed25519 public key that signs firmware images, 64 hex digits; "
         "empty: signatures are not checked", &pref_pubkey);
 
-    /* Export Objects are named after a protocol's filter name; "meter-fw"
-     * is a name-only protocol under "meter" (like FTP-DATA's "ftp-data"). */
-    proto_meter_fw_eo = proto_register_protocol_in_name_only("Meter firmware images", "Meter-FW",
-                                                             "meter-fw", proto_meter, FT_PROTOCOL);
-    fw_eo_tap = register_export_object(proto_meter_fw_eo, fw_eo_packet, fw_eo_reset);
+    fw_eo_tap = meter_fw_export_register(proto_meter);
 
     register_init_routine(fw_init);
     register_cleanup_routine(fw_cleanup);

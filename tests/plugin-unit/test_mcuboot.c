@@ -1,5 +1,5 @@
 /* test_mcuboot.c: the MCUboot parser and checks (plugin/core/mcuboot.c) on the
- * capture generator's own images (captures/src/payloads.c, compiled in
+ * capture generator's own images (captures/meter-sim/payloads.c, compiled in
  * here: this program links only meter_plugin_core), on images crafted by
  * hand (protected TLVs) and on malformed ones: bad magic, hdr_size beyond
  * the image, img_size 0xFFFFFFFF, a TLV running past the end, tlv_tot

@@ -1,6 +1,6 @@
 /* test_mcuboot_size.c: an MCUboot image's size from the blocks of its
  * transfer (plugin/core/mcuboot_size.c), on the capture generator's images
- * (captures/src/payloads.c: header, body, TLV area) and on images made by
+ * (captures/meter-sim/payloads.c: header, body, TLV area) and on images made by
  * hand with a protected TLV area, at every block size and with the blocks
  * in and out of order: a lower bound until the TLV info's 4 bytes have
  * come, then the image's whole length; never more than that length.

@@ -1,7 +1,7 @@
 /* test_meter_cfg.c: unit tests of plugin/core/meter_cfg.c (the config blob
  * parser and its key table) on tvb_new_real_data() buffers, without tshark.
  *
- * The valid blob is the capture generator's own (captures/src/payloads.c,
+ * The valid blob is the capture generator's own (captures/meter-sim/payloads.c,
  * linked from meter_sim_core), with every key of shared/meter-protocol.md;
  * malformed blobs are built here with the generator's CBOR writer or byte
  * by byte. Every problem kind meter_cfg.h lists has a case; truncations at

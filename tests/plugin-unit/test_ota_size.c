@@ -3,7 +3,7 @@
  * Size2 tells it: the MCUboot header of block 0 gives a lower bound
  * (hdr_size + img_size + the 4-byte TLV info) until the block with the
  * TLV info has come, then the image's whole length, TLV area included.
- * The image is the capture generator's (captures/src/payloads.c); the
+ * The image is the capture generator's (captures/meter-sim/payloads.c); the
  * messages are fed as the hook feeds a gateway-side capture (no 802.15.4).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """include_layers.py [ROOT]: the include structure of meterscope's C code, as
-units (a .c file and its .h are one unit) joined by `#include "..."` arrows,
+units (a .c file, its .h and its _private.h or _internal.h are one unit) joined by `#include "..."` arrows,
 checked against two rules:
 - no circle: no unit reaches itself through its includes;
 - no arrow back up: a unit includes only units of its own layer or below.
@@ -42,7 +42,13 @@ def sources(root):
 
 
 def unit(path):
-    return os.path.splitext(path)[0]
+    """A module's private header (X_private.h, X_internal.h) is part of the
+    module X: its working records, shared by X's own files only."""
+    stem = os.path.splitext(path)[0]
+    for suffix in ("_private", "_internal"):
+        if stem.endswith(suffix):
+            return stem[: -len(suffix)]
+    return stem
 
 
 def main():
@@ -120,6 +126,9 @@ def main():
     print("layers (bottom first): %s" % ", ".join("%s %d units" % (f, counts[f]) for f, _ in LAYERS))
     print("include_layers: %d units, %d arrows, %d circles, %d arrows back up" % (
         len(units), sum(len(v) for v in arrows.values()), len(comps), problems - len(comps)))
+    if not units:
+        print("include_layers: no C files in %s" % root)
+        return 1
     return 1 if problems else 0
 
 
