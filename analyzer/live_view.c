@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 #include "eta.h"
 #include "live_view.h"
+#include "duration_text.h"
 #include "utc_text.h"
 
 #define RECENT 8        /* blocks the current rate is taken over */
@@ -87,15 +88,6 @@ static gboolean eta(const live_transfer_t *x, double *s, double *lo, double *hi)
     return meter_eta_estimate(&x->eta, ceil((double)(x->size_hint - x->bytes) / x->block_size), s, lo, hi);
 }
 
-static char *duration_text(double s)
-{
-    if (s < 60)
-        return g_strdup_printf("%.0f s", s);
-    if (s < 3600)
-        return g_strdup_printf("%.0f min %02.0f s", floor(s / 60), fmod(s, 60));
-    return g_strdup_printf("%.0f h %02.0f min", floor(s / 3600), floor(fmod(s, 3600) / 60));
-}
-
 static guint terminal_width(FILE *f)
 {
     struct winsize ws;
@@ -131,7 +123,8 @@ static char *transfer_line(const ms_live_view_t *v, const live_transfer_t *x, gi
     if (x->last_block_wall)
         g_string_append_printf(s, "  last block %.1f s ago", (now_wall - x->last_block_wall) / 1e6);
     if (eta(x, &e, &lo, &hi)) {
-        char *a = duration_text(e), *b = duration_text(lo), *c = duration_text(hi);
+        char *a = duration_text(e, DURATION_SPELLED), *b = duration_text(lo, DURATION_SPELLED),
+             *c = duration_text(hi, DURATION_SPELLED);
         g_string_append_printf(s, "  ETA %s (%s to %s)", a, b, c);
         g_free(a);
         g_free(b);

@@ -6,18 +6,8 @@
 #include <math.h>
 #include <string.h>
 #include "report.h"
+#include "duration_text.h"
 #include "utc_text.h"
-
-/* 1h02m03s, 4m05s, 6.7s (hours as a double: a duration the reader takes
- * may be 1e18 s, beyond an int's hours) */
-static char *human_duration(double s)
-{
-    if (s >= 3600)
-        return g_strdup_printf("%.0fh%02dm%02ds", floor(s / 3600), (int)fmod(s / 60, 60), (int)fmod(s, 60));
-    if (s >= 60)
-        return g_strdup_printf("%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
-    return g_strdup_printf("%.1fs", s);
-}
 
 static char *human_bytes(guint32 b)
 {
@@ -51,7 +41,7 @@ static void transfers(FILE *out, const ms_capture_t *c)
             "frag", "lost");
     for (guint i = 0; i < c->transfers->len; i++) {
         const meter_transfer_record_t *x = &((const ms_transfer_t *)g_ptr_array_index(c->transfers, i))->rec;
-        char *dur = human_duration(x->duration_s), *bytes = human_bytes(x->bytes);
+        char *dur = duration_text(x->duration_s, DURATION_MEASURED), *bytes = human_bytes(x->bytes);
         char *frag = g_strdup_printf("%u/%u", x->datagrams_incomplete, x->datagrams_fragmented);
         fprintf(out, "%-3u %-*s %-*s %5u %6u %10s %10s %9.1f %-4s %4u %4u %5u %5u %6s %6u\n", x->transfer, wm,
                 x->meter, wp, x->path, x->block_size, x->blocks, bytes, dur, x->rate_Bps, x->complete ? "yes" : "no",
@@ -111,7 +101,8 @@ static void eta(FILE *out, const ms_capture_t *c)
         if (!header)
             fprintf(out, "\nIncomplete transfers, at the rate the capture shows (90%% range):\n");
         header = TRUE;
-        char *e = human_duration(x->eta_s), *lo = human_duration(x->eta_low_s), *hi = human_duration(x->eta_high_s);
+        char *e = duration_text(x->eta_s, DURATION_MEASURED), *lo = duration_text(x->eta_low_s, DURATION_MEASURED),
+             *hi = duration_text(x->eta_high_s, DURATION_MEASURED);
         fprintf(out, "  %u: %u of %" G_GINT64_FORMAT " bytes; at this rate %s more (%s-%s) after its last message\n",
                 x->transfer, x->bytes, x->size_hint, e, lo, hi);
         g_free(e);
@@ -170,7 +161,8 @@ static void recommendation(FILE *out, const ms_recommendation_t *r)
     if (r->size_bytes >= 0) {
         fprintf(out, "  the %.0f bytes would take:", r->size_bytes);
         for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
-            char *d = r->duration_s[szx] >= 0 ? human_duration(r->duration_s[szx]) : g_strdup("never");
+            char *d = r->duration_s[szx] >= 0 ? duration_text(r->duration_s[szx], DURATION_MEASURED)
+                                             : g_strdup("never");
             fprintf(out, "  SZX %u %s", szx, d);
             g_free(d);
         }
@@ -231,7 +223,7 @@ static void comparison(FILE *out, ms_analysis_t *a, guint n)
         }
         char *start = utc_text(r->x->first_request_us);
         char *end = utc_text(r->x->complete ? r->x->last_response_us : r->x->last_activity_us);
-        char *dur = human_duration(r->x->duration_s), *base = g_path_get_basename(r->file);
+        char *dur = duration_text(r->x->duration_s, DURATION_MEASURED), *base = g_path_get_basename(r->file);
         fprintf(out, "  %-3u %5u %-*s %-27s %-27s %10s %9.1f %-4s\n", r->x->szx, r->x->block_size, wc, base, start,
                 end, dur, r->x->rate_Bps, r->x->complete ? "yes" : "no");
         g_free(start);

@@ -3,12 +3,14 @@
  * A time GLib's dates cannot hold (after the year 9999) is given as its
  * seconds since 1970 instead, never as a date. Header-only: the plugin's
  * statistics and the analyser's tables share no library but must print the
- * same text. The caller g_free()s the result.
+ * same text. Also a SenML time as a short label (utc_label). The caller
+ * g_free()s the results.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef UTC_TEXT_H
 #define UTC_TEXT_H
 
+#include <math.h>
 #include <glib.h>
 
 static inline char *utc_text(gint64 us)
@@ -22,6 +24,22 @@ static inline char *utc_text(gint64 us)
     char *day = g_date_time_format(dt, "%Y-%m-%dT%H:%M:%S");
     char *s = g_strdup_printf("%s.%06dZ", day, (int)(us % 1000000));
     g_free(day);
+    g_date_time_unref(dt);
+    return s;
+}
+
+/* Seconds since 1970 (a SenML time) as a short UTC label for a tree or a
+ * column: "2026-03-01 04:00", or "04:00" without the date, with ":SS" when
+ * asked; NULL when out of range (negative, not finite, after 9999). */
+static inline char *utc_label(double t, gboolean date, gboolean seconds)
+{
+    if (!isfinite(t) || t < 0 || t > 253402300799.0)
+        return NULL;
+    GDateTime *dt = g_date_time_new_from_unix_utc((gint64)floor(t));
+    if (!dt)
+        return NULL;
+    char *s = g_date_time_format(dt, date ? (seconds ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M")
+                                          : (seconds ? "%H:%M:%S" : "%H:%M"));
     g_date_time_unref(dt);
     return s;
 }

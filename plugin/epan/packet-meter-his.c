@@ -24,6 +24,7 @@
 #include "packet-meter-his.h"
 #include "block_map.h"
 #include "senml.h"
+#include "utc_text.h"
 
 #define CF_SENML_CBOR 112        /* application/senml+cbor, RFC 8428 */
 #define CF_CBOR       60         /* application/cbor */
@@ -315,24 +316,11 @@ static gboolean seconds_to_nstime(double s, nstime_t *ns)
     return TRUE;
 }
 
-/* SenML seconds as a short UTC label for the tree and the Info column:
- * "2026-03-01 04:00", or "04:00" without the date, with ":SS" when asked;
- * NULL if out of range. (common/utc_text.h is another format: capture
- * timestamps with microseconds.) */
+/* SenML seconds as a short UTC label (common/utc_text.h) in scope. */
 static char *seconds_to_utc_label(wmem_allocator_t *scope, double t, gboolean date, gboolean seconds)
 {
-    GDateTime *dt;
-    char *s, *r;
+    char *s = utc_label(t, date, seconds), *r = s ? wmem_strdup(scope, s) : NULL;
 
-    if (!isfinite(t) || t < 0 || t > 253402300799.0)
-        return NULL;
-    dt = g_date_time_new_from_unix_utc((gint64)floor(t));
-    if (dt == NULL)
-        return NULL;
-    s = g_date_time_format(dt, date ? (seconds ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M")
-                                    : (seconds ? "%H:%M:%S" : "%H:%M"));
-    g_date_time_unref(dt);
-    r = wmem_strdup(scope, s);
     g_free(s);
     return r;
 }

@@ -42,6 +42,7 @@
 #include <epan/stat_tap_ui.h>
 #include "meter-session.h"
 #include "packet-meter-stats-table.h"
+#include "duration_text.h"
 #include "utc_text.h"
 
 
@@ -161,20 +162,12 @@ static void clear_row(stat_tap_table_item_type *row)
 
 /* "1h12m (55m-1h35m)": what an incomplete transfer of known size would
  * still take at its rate so far; "-" otherwise. */
-static char *minutes_text(double s)
-{
-    if (s >= 3600)
-        return g_strdup_printf("%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
-    if (s >= 60)
-        return g_strdup_printf("%dm", (int)(s / 60 + 0.5));
-    return g_strdup_printf("%.0fs", s);
-}
-
 static char *eta_text(const meter_transfer_record_t *s)
 {
     if (s->eta_s < 0)
         return g_strdup("-");
-    char *e = minutes_text(s->eta_s), *lo = minutes_text(s->eta_low_s), *hi = minutes_text(s->eta_high_s);
+    char *e = duration_text(s->eta_s, DURATION_FORECAST), *lo = duration_text(s->eta_low_s, DURATION_FORECAST),
+         *hi = duration_text(s->eta_high_s, DURATION_FORECAST);
     char *text = g_strdup_printf("%s (%s-%s)", e, lo, hi);
     g_free(e);
     g_free(lo);
