@@ -72,7 +72,10 @@ host_sanitized_suite() {
     cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETERSCOPE_WERROR=ON -DMETERSCOPE_REQUIRE_SHARED=ON \
           -DMETERSCOPE_SANITIZE=ON >/dev/null &&
         cmake --build build-sanitize -j"$jobs" &&
-        (cd build-sanitize && ctest -j"$jobs" --timeout 900 --output-on-failure)
+        (cd build-sanitize &&
+            echo "left out here (label repeats, run in every other part):" \
+                 "$(ctest -N -L '^repeats$' | sed -n 's/^ *Test *#[0-9]*: //p' | paste -s -d' ' -)" &&
+            ctest -j"$jobs" --timeout 900 --output-on-failure -LE '^repeats$')
 }
 
 deb_install() {
