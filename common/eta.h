@@ -1,7 +1,7 @@
 /* eta.h: what an incomplete transfer of known size would still take
  * (docs/ota-sessions.md, "What an incomplete transfer would still take"),
  * from the times between its blocks so far. One model for the plugin's
- * records (plugin/core/ota_track.c) and the analyser's live lines
+ * records (plugin/core/ota_track_stats.c) and the analyser's live lines
  * (analyzer/live_view.c).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

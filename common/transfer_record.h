@@ -8,7 +8,7 @@
  * (tests/lib/tshark_view.py reads this file).
  *
  * Adding a column is one line in its table, and filling it where the
- * record is made (a T column: plugin/core/ota_track.c). Readers look
+ * record is made (a T column: plugin/core/ota_track_stats.c). Readers look
  * columns up by name, so a column may be added within a version; removing
  * or changing one needs a new version.
  * SPDX-License-Identifier: GPL-2.0-or-later

@@ -27,5 +27,5 @@ llvm-profdata merge -sparse "$out"/*.profraw -o "$out/fuzz.profdata"
 # shellcheck disable=SC2086  # a word list on purpose
 llvm-cov report $objects -instr-profile="$out/fuzz.profdata" \
     "$here/../plugin/core/senml.c" "$here/../plugin/core/mcuboot.c" "$here/../plugin/core/coap_view.c" \
-    "$here/../plugin/core/lowpan_view.c" "$here/../plugin/core/wpan_view.c" "$here/../plugin/core/ota_track.c" \
+    "$here/../plugin/core/lowpan_view.c" "$here/../plugin/core/wpan_view.c" "$here"/../plugin/core/ota_track_*.c \
     "$here/../plugin/core/meter_cfg.c" "$here/../analyzer/transfer.c" "$here/../common/transfer_record.c"

@@ -1,6 +1,6 @@
 /* coap_exchange.h: which request a CoAP message answers, and which
  * block-wise transfer that request belongs to. The one place the plugin
- * decides message and transfer identity; the session tracker (ota_track.c)
+ * decides message and transfer identity; the session tracker (ota_track.h)
  * owns the table and follows the transfers' messages from it.
  *
  * Requests and responses are matched by Message ID between the same

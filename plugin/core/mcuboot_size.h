@@ -1,6 +1,6 @@
 /* mcuboot_size.h: how large an MCUboot image is, from the blocks of the
  * transfer that carries it, for the tracker's size hint when neither the
- * meter's config blob nor Size2 tells (ota_track.c).
+ * meter's config blob nor Size2 tells (ota_track_rounds.c).
  *
  * The layout (bootutil/image.h, bootutil_tlv_iter_begin): the header
  * (hdr_size bytes), the body (img_size), the protected TLV area

@@ -10,7 +10,7 @@
  * a frame's note for later passes), and the result model: each transfer's
  * record (meter_transfer_record_t, common/transfer_record.h), what the
  * capture held, and small views of what the display shows of a frame or a
- * message. The tracker's working records are its own (ota_track_private.h).
+ * message. The tracker's working records are its own (ota_track_state.h).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef OTA_TRACK_H
@@ -224,7 +224,7 @@ void             ota_result_view(const ota_copy_result_t *r, ota_msg_view_t *v);
 
 /* ---- one read ---- */
 
-/* One read whatever the stamps (ota_track.c, "one read"): until the ACK
+/* One read whatever the stamps (ota_track_entry.c, "one read"): until the ACK
  * gaps tell what they mark, a copy of the tracker reads the frames as if
  * stamped at their start, and takes over if they were. Right after the
  * ota_track_frame_done() or ota_track_finalize() where it did,

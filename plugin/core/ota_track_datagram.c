@@ -1,9 +1,9 @@
 /* ota_track_datagram.c: the tracker's 6LoWPAN datagram copies
- * (ota_track_private.h): a datagram on one link, its fragments and their
+ * (ota_track_state.h): a datagram on one link, its fragments and their
  * coverage, tied to the CoAP message it carries, and whether a copy was lost.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "ota_track_private.h"
+#include "ota_track_state.h"
 
 guint ota_copy_key_hash(gconstpointer p)
 {

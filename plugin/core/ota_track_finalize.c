@@ -1,5 +1,5 @@
 /* ota_track_finalize.c: what the tracker derives once frames came
- * (ota_track_private.h): the copies tied to their messages, what the frames
+ * (ota_track_state.h): the copies tied to their messages, what the frames
  * after each copy show the sniffer missed, the copies and a sleepy meter's
  * poll waits counted in their transfers, each transfer's frames on the air;
  * then each transfer's statistics (ota_track_stats.c).
@@ -7,7 +7,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include "ota_track_private.h"
+#include "ota_track_state.h"
 #include "miss_estimate.h"
 
 #define ACTED_SCAN       256       /* copies after a copy looked at for what its receiver did next */

@@ -1,4 +1,4 @@
-/* ota_track_link.c: the tracker's link accounting (ota_track_private.h):
+/* ota_track_link.c: the tracker's link accounting (ota_track_state.h):
  * each frame's record, MAC retries and sniffer duplicates, ACKs matched to
  * their frames, what the capture's stamps mark (the time base), a sleepy
  * node's polls, and the frames a sender's sequence numbers and unmatched
@@ -6,7 +6,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdlib.h>
-#include "ota_track_private.h"
+#include "ota_track_state.h"
 #include "seq_gaps.h"
 
 /* A stamp fits the start or the end of its frame when the ACK gap is the

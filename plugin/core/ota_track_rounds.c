@@ -1,11 +1,11 @@
-/* ota_track_rounds.c: the tracker's CoAP messages (ota_track_private.h):
+/* ota_track_rounds.c: the tracker's CoAP messages (ota_track_state.h):
  * each message of a transfer, its rounds (a transmission forwarded hop by
  * hop) and what each copy shows as it is read: repeats and their causes,
  * round trips, turn-arounds, stalls, block sizes, the image's size.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <epan/to_str.h>
-#include "ota_track_private.h"
+#include "ota_track_state.h"
 
 #define SILENCE_MIN_US   G_GINT64_CONSTANT(1000000)   /* shorter gaps are never stalls */
 

@@ -1,12 +1,12 @@
 /* ota_track_stats.c: a transfer's statistics from its messages and rounds
- * (ota_track_private.h): blocks, bytes and completion, requests and their
+ * (ota_track_state.h): blocks, bytes and completion, requests and their
  * repeats, round trips and turn-arounds, where the time went (ota_split.c),
  * stalls, the ETA; and its progress points for plots.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
 #include <stdlib.h>
-#include "ota_track_private.h"
+#include "ota_track_state.h"
 #include "eta.h"
 #include "ota_split.h"
 

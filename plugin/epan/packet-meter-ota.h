@@ -1,5 +1,5 @@
 /* packet-meter-ota.h: the display side of the OTA session tracker
- * (ota_track.c): fields meter.ota.* and meter.frag.*, and expert infos.
+ * (ota_track.h): fields meter.ota.* and meter.frag.*, and expert infos.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef PACKET_METER_OTA_H

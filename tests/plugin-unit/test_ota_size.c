@@ -1,5 +1,5 @@
 /* test_ota_size.c: the image size the tracker gives a firmware transfer
- * (core/ota_track.c, learn_size) when neither the meter's config blob nor
+ * (core/ota_track_rounds.c, learn_size) when neither the meter's config blob nor
  * Size2 tells it: the MCUboot header of block 0 gives a lower bound
  * (hdr_size + img_size + the 4-byte TLV info) until the block with the
  * TLV info has come, then the image's whole length, TLV area included.

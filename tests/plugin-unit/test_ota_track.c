@@ -15,9 +15,9 @@
 #include <epan/address.h>
 #include <epan/tvbuff.h>
 #include <wsutil/wmem/wmem.h>
-/* The tracker's working records (ota_track_private.h): these tests check
+/* The tracker's working records (ota_track_state.h): these tests check
  * them frame by frame, beyond what the display's views show. */
-#include "ota_track_private.h"
+#include "ota_track_state.h"
 
 #define M_LINK G_GUINT64_CONSTANT(0xffff0001)
 #define R_LINK G_GUINT64_CONSTANT(0xffff0002)

@@ -1,13 +1,13 @@
-/* ota_track.c: the session tracker's entry points (ota_track.h): block-wise
+/* ota_track_entry.c: the session tracker's entry points (ota_track.h): block-wise
  * transfer sessions and 6LoWPAN fragment accounting (definitions:
  * docs/ota-sessions.md), fed in frame order on the first pass, each input
- * handed to the file of its concern (ota_track_private.h), and the one read
+ * handed to the file of its concern (ota_track_state.h), and the one read
  * that tells what the stamps mark within the pass (the start copy).
  * ota_track_finalize() derives the per-transfer numbers from the raw
  * records, so it gives the same answer however often it runs.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "ota_track_private.h"
+#include "ota_track_state.h"
 #include "ws_compat.h"
 #include "coap_exchange.h"
 
@@ -49,19 +49,9 @@ const char *ota_stamp_kind_name(ota_stamp_kind_t kind)
     return (guint)kind < G_N_ELEMENTS(names) ? names[kind] : "unknown";
 }
 
-ota_transfer_t *ota_track_transfer(ota_track_t *t, guint32 transfer_id)
-{
-    return (ota_transfer_t *)wmem_map_lookup(t->xfers, GUINT_TO_POINTER(transfer_id));
-}
-
 guint ota_track_n_transfers(const ota_track_t *t)
 {
     return wmem_array_get_count(t->xfer_list);
-}
-
-ota_transfer_t *ota_track_transfer_at(ota_track_t *t, guint i)
-{
-    return *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
 }
 
 const meter_transfer_record_t *ota_track_record_at(const ota_track_t *t, guint i)

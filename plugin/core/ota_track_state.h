@@ -1,7 +1,7 @@
-/* ota_track_private.h: the session tracker's working state, shared by the
+/* ota_track_state.h: the session tracker's working state, shared by the
  * files that make up the tracker and by no one else: the display and the
  * statistics (plugin/epan) read it through ota_track.h. One concern a file:
- *   ota_track.c           the entry points, and the one read (the start copy
+ *   ota_track_entry.c     the entry points, and the one read (the start copy
  *                         that reads the first frames as stamped at their start)
  *   ota_track_link.c      link accounting: frames, MAC retries and sniffer
  *                         duplicates, ACK matching, the time base, polls, the
@@ -13,8 +13,8 @@
  *   ota_track_stats.c     each transfer's statistics and progress points
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#ifndef OTA_TRACK_PRIVATE_H
-#define OTA_TRACK_PRIVATE_H
+#ifndef OTA_TRACK_STATE_H
+#define OTA_TRACK_STATE_H
 
 #include <string.h>
 #include "ota_track.h"
@@ -238,7 +238,7 @@ typedef struct {
 /* While no ACK has told what the stamps mark, frames are timed as if
  * stamped at their end; a second tracker, the start copy, reads the same
  * frames as if stamped at their start, and takes over if the gaps tell
- * start (ota_track.c, "one read"). Not part of what it swaps. */
+ * start (ota_track_entry.c, "one read"). Not part of what it swaps. */
 typedef struct {
     ota_track_t      *copy;        /* NULL: none (any more) */
     wmem_allocator_t *copy_scope;  /* the copy's, then (once taken over) the tracker's own */
@@ -362,8 +362,15 @@ static inline gint64 msg_first_us(const ota_msg_t *m)
 /* ---- between the tracker's files ---- */
 
 /* A transfer by its id (NULL: none), or by its place in id order. */
-ota_transfer_t  *ota_track_transfer(ota_track_t *t, guint32 transfer_id);
-ota_transfer_t  *ota_track_transfer_at(ota_track_t *t, guint i);
+static inline ota_transfer_t *ota_track_transfer(ota_track_t *t, guint32 transfer_id)
+{
+    return (ota_transfer_t *)wmem_map_lookup(t->xfers, GUINT_TO_POINTER(transfer_id));
+}
+
+static inline ota_transfer_t *ota_track_transfer_at(ota_track_t *t, guint i)
+{
+    return *(ota_transfer_t **)wmem_array_index(t->xfer_list, i);
+}
 
 /* ota_track_link.c: a frame's link facts in (its record), and out at the
  * end of its first pass (its note); the unmatched ACKs numbered between a
