@@ -15,9 +15,10 @@ work="$root/srv/meterscope-bench"
 
 rm -rf --one-file-system "$work"
 mkdir -p "$work/main"
-(cd "$src" && git ls-files -z -co --exclude-standard |
-    xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
-    tar --null -T - -cf -) | tar -C "$work/main" -xf -
+"$src/scripts/tree-files.sh" "$src" >"$work/files"
+[ -s "$work/files" ] || { echo "$0: no files found in $src" >&2; exit 1; }
+(cd "$src" && tar --null -T "$work/files" -cf -) | tar -C "$work/main" -xf -
+rm -f "$work/files"
 chmod -R u+w,a+rX "$work"
 cat >"$work/run.sh" <<EOF
 set -eu

@@ -15,10 +15,11 @@ work="$root/srv/meterscope"
 
 rm -rf --one-file-system "$work" "$out"
 mkdir -p "$work/main" "$work/out" "$out"
-# The files git knows of or would add, as they are now (none of build/).
-(cd "$src" && git ls-files -z -co --exclude-standard |
-    xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
-    tar --null -T - -cf -) | tar -C "$work/main" -xf -
+# The project's files as they are now (none of build/).
+"$src/scripts/tree-files.sh" "$src" >"$work/files"
+[ -s "$work/files" ] || { echo "$0: no files found in $src" >&2; exit 1; }
+(cd "$src" && tar --null -T "$work/files" -cf -) | tar -C "$work/main" -xf -
+rm -f "$work/files"
 # -H: ../shared may be a link to the folder; the chroot cannot follow it.
 [ -d "$src/../shared" ] && cp -RH "$src/../shared" "$work/shared"
 chmod -R u+w,a+rX "$work"
