@@ -87,6 +87,10 @@ void sim_params_defaults(sim_params_t *p)
     p->outage_meter = 0;
     p->bg_upload_interval_s = 60;
     p->mle_interval_s = 32;
+    p->bg_ota_every = 4;
+    p->bg_history_samples = 6;
+    p->bg_hidden_relay = FALSE;
+    p->block_gap_ms = 0;
 }
 
 static void set_szx(sim_params_t *p, int szx)
