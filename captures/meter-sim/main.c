@@ -175,6 +175,7 @@ int main(int argc, char **argv)
         { "outage-meter", 0, 0, G_OPTION_ARG_INT, &p.outage_meter, "Which meter loses its link", "N" },
         { "bg-upload-interval", 0, 0, G_OPTION_ARG_DOUBLE, &p.bg_upload_interval_s, "Background nodes' upload period", "S" },
         { "bg-ota-every", 0, 0, G_OPTION_ARG_INT, &p.bg_ota_every, "Every Nth node (by index) of the background downloads firmware, repeatedly (default 4; 0: none)", "N" },
+        { "bg-ota-szx", 0, 0, G_OPTION_ARG_INT, &p.bg_ota_szx, "... at this block SZX, 1..6 (default 4)", "N" },
         { "bg-history-samples", 0, 0, G_OPTION_ARG_INT, &p.bg_history_samples, "Samples in a background node's periodic report, 1..64 (default 6)", "N" },
         { "bg-hidden-relay", 0, 0, G_OPTION_ARG_NONE, &p.bg_hidden_relay, "Hidden background nodes reach the border router through one hidden router", NULL },
         { "block-gap-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.block_gap_ms, "Pacing: the meter's extra wait before each next block request (default 0)", "MS" },
@@ -281,6 +282,8 @@ int main(int argc, char **argv)
         return fail("--background must be 0..30");
     if (p.bg_ota_every < 0)
         return fail("--bg-ota-every must be 0 or more");
+    if (p.bg_ota_szx < 1 || p.bg_ota_szx > 6)
+        return fail("--bg-ota-szx must be 1..6");
     if (p.bg_history_samples < 1 || p.bg_history_samples > 64)
         return fail("--bg-history-samples must be 1..64");
     if (p.block_gap_ms < 0 || p.block_gap_ms > 1e7)

@@ -309,7 +309,7 @@ static void begin_task(gpointer obj, gpointer arg)
         const char *img_path = a->background ? catalogue_background_image_path()
                                              : catalogue_main_image_path();
         const mcuboot_image_t *img = catalogue_image(a->cat, img_path);
-        int szx = a->background ? 4 : p->fw_szx[meter_index(a)];
+        int szx = a->background ? p->bg_ota_szx : p->fw_szx[meter_index(a)];
         g_strlcpy(a->path, img_path, sizeof(a->path));
         if (a->downloads++ && p->reboot_mids && !a->background)
             a->next_mid = a->first_mid;
