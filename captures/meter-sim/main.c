@@ -174,6 +174,11 @@ int main(int argc, char **argv)
         { "outage", 0, 0, G_OPTION_ARG_DOUBLE, &p.outage_s, "Meter link outage length", "S" },
         { "outage-meter", 0, 0, G_OPTION_ARG_INT, &p.outage_meter, "Which meter loses its link", "N" },
         { "bg-upload-interval", 0, 0, G_OPTION_ARG_DOUBLE, &p.bg_upload_interval_s, "Background nodes' upload period", "S" },
+        { "bg-ota-every", 0, 0, G_OPTION_ARG_INT, &p.bg_ota_every, "Every Nth node (by index) of the background downloads firmware, repeatedly (default 4; 0: none)", "N" },
+        { "bg-ota-szx", 0, 0, G_OPTION_ARG_INT, &p.bg_ota_szx, "... at this block SZX, 1..6 (default 4)", "N" },
+        { "bg-history-samples", 0, 0, G_OPTION_ARG_INT, &p.bg_history_samples, "Samples in a background node's periodic report, 1..64 (default 6)", "N" },
+        { "bg-hidden-relay", 0, 0, G_OPTION_ARG_NONE, &p.bg_hidden_relay, "Hidden background nodes reach the border router through one hidden router", NULL },
+        { "block-gap-ms", 0, 0, G_OPTION_ARG_DOUBLE, &p.block_gap_ms, "Pacing: the meter's extra wait before each next block request (default 0)", "MS" },
         { "mle-interval", 0, 0, G_OPTION_ARG_DOUBLE, &p.mle_interval_s, "MLE advertisement period", "S" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print no summary", NULL },
         { "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version, "Print the version", NULL },
@@ -275,6 +280,14 @@ int main(int argc, char **argv)
         return fail("--meters must be 1..8");
     if (p.n_background < 0 || p.n_background > 30)
         return fail("--background must be 0..30");
+    if (p.bg_ota_every < 0)
+        return fail("--bg-ota-every must be 0 or more");
+    if (p.bg_ota_szx < 1 || p.bg_ota_szx > 6)
+        return fail("--bg-ota-szx must be 1..6");
+    if (p.bg_history_samples < 1 || p.bg_history_samples > 64)
+        return fail("--bg-history-samples must be 1..64");
+    if (p.block_gap_ms < 0 || p.block_gap_ms > 1e7)
+        return fail("--block-gap-ms must be 0..1e7");
     for (int i = 0; i < p.n_meters; i++)
         if (p.fw_szx[i] < 0 || p.fw_szx[i] > 7)
             return fail("SZX must be 0..7");

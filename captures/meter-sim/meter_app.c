@@ -69,7 +69,7 @@ static void next_task(meter_app_t *a);
 static void make_history(meter_app_t *a)
 {
     const sim_params_t *p = &a->w->p;
-    guint n = a->background ? 6 : (guint)CLAMP(p->history_samples, 1, 64);
+    guint n = (guint)CLAMP(a->background ? p->bg_history_samples : p->history_samples, 1, 64);
     double t0 = (double)(p->start_epoch_us / 1000000) - 900.0 * n;
     double v = 12000.0 + 37.0 * a->n->idx;
 
@@ -100,7 +100,7 @@ meter_app_t *meter_app_new(node_t *n, const catalogue_t *cat, gboolean backgroun
         a->script[k++] = TASK_CONFIG;
     if (p->do_history || background)
         a->script[k++] = TASK_HISTORY;
-    if (p->do_firmware && (!background || n->idx % 4 == 0))
+    if (p->do_firmware && (!background || (p->bg_ota_every > 0 && n->idx % p->bg_ota_every == 0)))
         a->script[k++] = TASK_FIRMWARE;
     a->script[k] = TASK_DONE;
     make_history(a);
@@ -309,7 +309,7 @@ static void begin_task(gpointer obj, gpointer arg)
         const char *img_path = a->background ? catalogue_background_image_path()
                                              : catalogue_main_image_path();
         const mcuboot_image_t *img = catalogue_image(a->cat, img_path);
-        int szx = a->background ? 4 : p->fw_szx[meter_index(a)];
+        int szx = a->background ? p->bg_ota_szx : p->fw_szx[meter_index(a)];
         g_strlcpy(a->path, img_path, sizeof(a->path));
         if (a->downloads++ && p->reboot_mids && !a->background)
             a->next_mid = a->first_mid;
@@ -415,6 +415,12 @@ static gint64 turnaround_us(meter_app_t *a, guint32 offset, gsize len)
     return (gint64)us;
 }
 
+/* Pacing between the meter's block requests (not the background's). */
+static gint64 block_gap_us(const meter_app_t *a)
+{
+    return a->background ? 0 : (gint64)(a->w->p.block_gap_ms * 1000);
+}
+
 static void continue_later(gpointer obj, gpointer arg)
 {
     meter_app_t *a = obj;
@@ -477,7 +483,8 @@ static void firmware_response(meter_app_t *a, const coap_rx_t *r, const datagram
         next_task(a);
         return;
     }
-    world_at(a->w, world_now(a->w) + turnaround_us(a, offset, r->payload_len), continue_later, a, NULL);
+    world_at(a->w, world_now(a->w) + turnaround_us(a, offset, r->payload_len) + block_gap_us(a), continue_later,
+             a, NULL);
 }
 
 static void history_response(meter_app_t *a, const coap_rx_t *r, const datagram_t *dg)

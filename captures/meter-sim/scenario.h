@@ -113,6 +113,13 @@ typedef struct {
     /* Background traffic */
     double   bg_upload_interval_s;
     double   mle_interval_s;
+    int      bg_ota_every;         /* every Nth node (by index) of the background downloads firmware, again and again */
+    int      bg_ota_szx;           /* ... at this block size */
+    int      bg_history_samples;   /* samples in a background node's periodic report */
+    gboolean bg_hidden_relay;      /* hidden background nodes reach the border router through one hidden router */
+
+    /* Pacing: the meter waits this long after its turn-around before the next block request */
+    double   block_gap_ms;
 } sim_params_t;
 
 typedef struct {

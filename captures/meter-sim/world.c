@@ -134,7 +134,7 @@ void mac_tx_free(mac_tx_t *tx)
 static void build_topology(world_t *w)
 {
     const sim_params_t *p = &w->p;
-    node_t *parent;
+    node_t *parent, *relay = NULL;
     char name[16];
 
     w->br = node_new(w, ROLE_BORDER_ROUTER, "br", G_GUINT64_CONSTANT(0x1a2b3c4d5e6f0001), 0x0400);
@@ -164,6 +164,16 @@ static void build_topology(world_t *w)
                               (guint16)((b + 8) << 10));
         bg->parent = w->br;
         bg->hidden = g_rand_double(w->rng) < p->hidden_fraction;
+        /* The first hidden node relays for the other hidden ones: what it
+         * forwards to them and from them is on the air unheard by the meters'
+         * path (their children, other OTA campaigns, behind a router out of
+         * range of the meters' parent). */
+        if (p->bg_hidden_relay && bg->hidden) {
+            if (relay)
+                bg->parent = relay;
+            else
+                relay = bg;
+        }
     }
 }
 
