@@ -1,9 +1,8 @@
 /* meter-session.c: the per-file session (meter-session.h).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <epan/prefs.h>
 #include "ws_compat.h"
-#include "meter-proto.h"
+#include "meter-prefs.h"
 #include "meter-session.h"
 
 struct meter_session {
@@ -23,19 +22,6 @@ typedef struct {
     guint32  kind;       /* the caller's: what record is */
     meter_frame_record_t record;
 } frame_record_t;
-
-static guint pref_stall_s = 10;
-/* What the capture's timestamps mark: read from the frame-ACK gaps, or as
- * the user says (for exact times on a capture stamped at frame starts
- * whose first messages come before any ACK that tells). */
-static gint pref_timestamps = OTA_STAMP_UNKNOWN;
-static const enum_val_t timestamps_vals[] = {
-    { "auto", "Read from the gaps between frames and their ACKs", OTA_STAMP_UNKNOWN },
-    { "end", "The end of each frame (most radios)", OTA_STAMP_END },
-    { "start", "The start of each frame (its SFD)", OTA_STAMP_START },
-    { "host", "Arrival at the host (a few ms late)", OTA_STAMP_HOST },
-    { NULL, NULL, 0 },
-};
 
 static meter_session_t *current;
 
@@ -62,8 +48,8 @@ meter_session_t *meter_session_current(void)
         current = g_new0(meter_session_t, 1);
         current->tracker = ota_track_new(wmem_file_scope());
         current->clock = ota_clock_new();
-        if (pref_timestamps != OTA_STAMP_UNKNOWN)
-            ota_track_fix_time_base(current->tracker, (ota_stamp_kind_t)pref_timestamps);
+        if (meter_prefs.ota_timestamps != OTA_STAMP_UNKNOWN)
+            ota_track_fix_time_base(current->tracker, (ota_stamp_kind_t)meter_prefs.ota_timestamps);
         current->frames = g_ptr_array_new_with_free_func(free_chunk);
     }
     return current;
@@ -93,7 +79,7 @@ ota_clock_t *meter_session_clock(meter_session_t *s)
 
 double meter_session_stall_seconds(const meter_session_t *s _U_)
 {
-    return pref_stall_s;
+    return meter_prefs.ota_stall_seconds;
 }
 
 static meter_frame_fn rebind_record;
@@ -191,11 +177,6 @@ void meter_session_frame_read(meter_session_t *s)
 void meter_session_register(meter_frame_fn rebind)
 {
     rebind_record = rebind;
-    prefs_register_uint_preference(meter_module, "ota.stall_seconds", "Stall threshold (s)",
-        "A transfer with no message for longer than this gets a stall expert info", 10, &pref_stall_s);
-    prefs_register_enum_preference(meter_module, "ota.timestamps", "Timestamps mark",
-        "The instant each frame's timestamp marks. Times are taken at the frame's end; auto reads the "
-        "instant from the gaps between frames and their ACKs", &pref_timestamps, timestamps_vals, FALSE);
     /* The session is the file's: a new file (or a reload) starts afresh. */
     register_init_routine(session_cleanup);
     register_cleanup_routine(session_cleanup);

@@ -1,8 +1,7 @@
 /* meter-session.h: the state of the capture file being read, in one object:
  * the session tracker (every exchange, transfer, datagram copy and frame of
  * link accounting), the frames' times as it takes them, and the hook's
- * per-frame records, with the preferences
- * that shape them. Made on the first frame of a file, gone with the file.
+ * per-frame records. Made on the first frame of a file, gone with the file.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef METER_SESSION_H
@@ -17,8 +16,7 @@ typedef struct meter_session meter_session_t;
 typedef union meter_frame_record meter_frame_record_t;
 typedef void (*meter_frame_fn)(guint32 num, guint32 kind, meter_frame_record_t *record, void *data);
 
-/* Preferences (meter.ota.stall_seconds, meter.ota.timestamps) and the
- * per-file life cycle. rebind is the hook's: it gives a record the
+/* The per-file life cycle. rebind is the hook's: it gives a record the
  * tracker's counterparts of what it names once the tracker's start copy
  * took over (core/ota_track.h); data is the tracker. */
 void meter_session_register(meter_frame_fn rebind);

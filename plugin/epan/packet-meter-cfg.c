@@ -717,6 +717,5 @@ void proto_register_meter_cfg(void)
     expert_cfg = expert_register_protocol(proto_meter);
     expert_register_field_array(expert_cfg, ei, array_length(ei));
 
-    meter_cfg_keys_register(meter_module);
     meter_cfg_firmware_register();
 }

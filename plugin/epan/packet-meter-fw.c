@@ -17,13 +17,13 @@
 
 #include <epan/packet.h>
 #include <epan/expert.h>
-#include <epan/prefs.h>
 #include <epan/proto_data.h>
 #include <epan/tap.h>
 #include <epan/to_str.h>
 #include <epan/address.h>
 
 #include "packet-meter-fw.h"
+#include "meter-prefs.h"
 #include "packet-meter-fw-export.h"
 #include "block_map.h"
 #include "mcuboot.h"
@@ -106,8 +106,6 @@ static expert_field ei_meter_fw_incomplete = EI_INIT;
 static expert_field ei_meter_fw_error_response_payload = EI_INIT;
 static expert_field ei_meter_fw_block_conflict = EI_INIT;
 static expert_field ei_meter_fw_too_large = EI_INIT;
-
-static const char *pref_pubkey = "";
 
 /* ---- value strings ---------------------------------------------------- */
 
@@ -264,7 +262,7 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
     x->info = g_new0(mcuboot_image_info_t, 1);
     mcuboot_parse(x->buf, x->total, x->info);
 
-    have_key = pref_pubkey && *pref_pubkey && mcuboot_parse_pubkey_hex(pref_pubkey, key);
+    have_key = meter_prefs.fw_pubkey && *meter_prefs.fw_pubkey && mcuboot_parse_pubkey_hex(meter_prefs.fw_pubkey, key);
     mcuboot_verify(x->buf, x->info, have_key ? key : NULL, &x->ver);
     /* "Image verified" in the OTA statistics: the SHA-256 matches its TLV,
      * and the signature verifies when a key is configured. */
@@ -282,7 +280,7 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
     case MCUBOOT_CHECK_NOT_CHECKED:
         if (!x->ver.computed)
             x->sig_status = SIG_NO_HASH;
-        else if (pref_pubkey && *pref_pubkey && !have_key)
+        else if (meter_prefs.fw_pubkey && *meter_prefs.fw_pubkey && !have_key)
             x->sig_status = SIG_BAD_KEY;
         else
             x->sig_status = SIG_NO_KEY;
@@ -824,10 +822,6 @@ void proto_register_meter_fw(void)
     proto_register_subtree_array(ett, array_length(ett));
     expert = expert_register_protocol(proto_meter);
     expert_register_field_array(expert, ei, array_length(ei));
-
-    prefs_register_string_preference(meter_module, "fw.pubkey", "Firmware public key (Ed25519)",
-        "Ed25519 public key that signs firmware images, 64 hex digits; "
-        "empty: signatures are not checked", &pref_pubkey);
 
     fw_eo_tap = meter_fw_export_register(proto_meter);
 

@@ -22,6 +22,7 @@
 
 #include "ws_compat.h"
 #include "packet-meter-his.h"
+#include "meter-prefs.h"
 #include "block_map.h"
 #include "senml.h"
 #include "utc_text.h"
@@ -33,8 +34,6 @@
  * (no history pack comes near it). */
 #define HIS_MAX_PACK  BLOCK_MAP_MAX_SIZE
 
-static meter_pref_bool_t his_reassemble = TRUE;
-static guint his_max_records = SENML_MAX_RECORDS_DEFAULT;
 
 static int hf_his = -1;
 static int hf_his_records = -1;
@@ -558,7 +557,7 @@ static void add_info(packet_info *pinfo, const senml_pack_t *pack, const char *c
 /* Decode a whole pack (one datagram, or reassembled). */
 static void dissect_pack(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 {
-    senml_pack_t *pack = senml_parse(pinfo->pool, tvb, 0, his_max_records);
+    senml_pack_t *pack = senml_parse(pinfo->pool, tvb, 0, meter_prefs.his_max_records);
     guint n = senml_pack_n_records(pack);
     proto_tree **rec_tree = n ? wmem_alloc0_array(pinfo->pool, proto_tree *, n) : NULL;
     const char *names[HIS_INFO_NAMES];
@@ -658,7 +657,7 @@ static void dissect_block1(tvbuff_t *payload, packet_info *pinfo, proto_tree *hi
     if (fr == NULL) {
         /* First time this frame is seen (or a second call in one pass). */
         fr = wmem_new0(wmem_file_scope(), his_frame_t);
-        if (!his_reassemble || ctx->transfer_id == 0 || pinfo->flags.in_error_pkt || PINFO_FD_VISITED(pinfo)) {
+        if (!meter_prefs.his_reassemble || ctx->transfer_id == 0 || pinfo->flags.in_error_pkt || PINFO_FD_VISITED(pinfo)) {
             fr->state = HIS_BLOCK_NOT_ADDED;
         } else {
             his_upload_t *u = upload_get(ctx->transfer_id);
@@ -688,7 +687,7 @@ static void dissect_block1(tvbuff_t *payload, packet_info *pinfo, proto_tree *hi
     case HIS_BLOCK_NOT_ADDED:
         proto_tree_add_expert_format(his_tree, pinfo, &ei_his_not_reassembled, payload, 0, 0,
                                      "Block1 upload not reassembled (%s)",
-                                     !his_reassemble ? "reassembly is off in the preferences"
+                                     !meter_prefs.his_reassemble ? "reassembly is off in the preferences"
                                      : ctx->transfer_id == 0 ? "no transfer id" : "inside an error packet");
         col_append_fstr(pinfo->cinfo, COL_INFO, " [his block %u]", b1->num);
         return;
@@ -877,12 +876,4 @@ void proto_register_meter_his(void)
 
     register_init_routine(his_init);
     register_cleanup_routine(his_cleanup);
-
-    if (meter_module) {
-        prefs_register_bool_preference(meter_module, "his_reassemble", "Reassemble Block1 history uploads",
-            "Reassemble a SenML pack sent over several Block1 requests (by byte offset, per transfer) "
-            "and decode it on the request that completes it", &his_reassemble);
-        prefs_register_uint_preference(meter_module, "his_max_records", "Maximum SenML records decoded",
-            "Records beyond this many in one pack are not decoded (flagged)", 10, &his_max_records);
-    }
 }
