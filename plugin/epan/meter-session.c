@@ -15,6 +15,7 @@ struct meter_session {
      * a long capture does not leave up to half of one big array unused. */
     GPtrArray   *frames;     /* GArray chunks of frame_record_t, by ascending frame number */
     guint32      undecrypted_levels, undecrypted_key_id_modes;   /* bit sets (meter-session.h) */
+    void        *parts[METER_PART_COUNT];   /* each decoder's state (meter_session_add_part) */
 };
 
 typedef struct {
@@ -24,6 +25,22 @@ typedef struct {
 } frame_record_t;
 
 static meter_session_t *current;
+
+static struct {
+    meter_part_new_fn state_new;
+    meter_part_free_fn state_free;
+} parts[METER_PART_COUNT];
+
+void meter_session_add_part(meter_part_t part, meter_part_new_fn state_new, meter_part_free_fn state_free)
+{
+    parts[part].state_new = state_new;
+    parts[part].state_free = state_free;
+}
+
+void *meter_session_part(meter_session_t *s, meter_part_t part)
+{
+    return s->parts[part];
+}
 
 #define FRAME_CHUNK 8192
 
@@ -35,6 +52,9 @@ static void free_chunk(gpointer chunk)
 static void session_cleanup(void)
 {
     if (current) {
+        for (guint i = 0; i < METER_PART_COUNT; i++)
+            if (parts[i].state_free)
+                parts[i].state_free(current->parts[i]);
         g_ptr_array_free(current->frames, TRUE);
         ota_clock_free(current->clock);
     }
@@ -51,6 +71,9 @@ meter_session_t *meter_session_current(void)
         if (meter_prefs.ota_timestamps != OTA_STAMP_UNKNOWN)
             ota_track_fix_time_base(current->tracker, (ota_stamp_kind_t)meter_prefs.ota_timestamps);
         current->frames = g_ptr_array_new_with_free_func(free_chunk);
+        for (guint i = 0; i < METER_PART_COUNT; i++)
+            if (parts[i].state_new)
+                current->parts[i] = parts[i].state_new();
     }
     return current;
 }
@@ -177,7 +200,8 @@ void meter_session_frame_read(meter_session_t *s)
 void meter_session_register(meter_frame_fn rebind)
 {
     rebind_record = rebind;
-    /* The session is the file's: a new file (or a reload) starts afresh. */
+    /* The session is the file's, the parts' state with it: a new file (or a
+     * reload) starts afresh. The one init and cleanup pair of the plugin. */
     register_init_routine(session_cleanup);
     register_cleanup_routine(session_cleanup);
 }

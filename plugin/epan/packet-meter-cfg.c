@@ -576,7 +576,7 @@ void dissect_meter_cfg(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, 
 
     /* a blob cut short is one the meter cannot use: it announces nothing */
     if (!PINFO_FD_VISITED(pinfo) && fw && !truncated && ctx && ctx->meter)
-        meter_cfg_firmware_record(ctx->meter, pinfo->num, cfg);
+        meter_cfg_firmware_record(ctx->session, ctx->meter, pinfo->num, cfg);
 }
 
 /* ---- registration ---- */

@@ -22,6 +22,7 @@
 
 #include "ws_compat.h"
 #include "packet-meter-his.h"
+#include "meter-session.h"
 #include "meter-prefs.h"
 #include "block_map.h"
 #include "senml.h"
@@ -144,8 +145,6 @@ typedef struct {
     guint32 complete_frame;     /* 0 until the pack is complete */
 } his_upload_t;
 
-static GHashTable *his_uploads;   /* transfer id -> his_upload_t */
-
 typedef enum {
     HIS_BLOCK_DIRECT = 0,       /* not block-wise, or block 0 without more */
     HIS_BLOCK_ADDED,            /* added to the reassembly */
@@ -169,20 +168,20 @@ static void upload_free(gpointer p)
     g_free(u);
 }
 
-static void his_init(void)
+/* The session's slot: transfer id -> his_upload_t. */
+static void *uploads_new(void)
 {
-    his_uploads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, upload_free);
+    return g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, upload_free);
 }
 
-static void his_cleanup(void)
+static void uploads_free(void *uploads)
 {
-    if (his_uploads)
-        g_hash_table_destroy(his_uploads);
-    his_uploads = NULL;
+    g_hash_table_destroy((GHashTable *)uploads);
 }
 
-static his_upload_t *upload_get(guint32 transfer_id)
+static his_upload_t *upload_get(meter_session_t *session, guint32 transfer_id)
 {
+    GHashTable *his_uploads = (GHashTable *)meter_session_part(session, METER_PART_HIS);
     his_upload_t *u = (his_upload_t *)g_hash_table_lookup(his_uploads, GUINT_TO_POINTER(transfer_id));
 
     if (!u) {
@@ -660,7 +659,7 @@ static void dissect_block1(tvbuff_t *payload, packet_info *pinfo, proto_tree *hi
         if (!meter_prefs.his_reassemble || ctx->transfer_id == 0 || pinfo->flags.in_error_pkt || PINFO_FD_VISITED(pinfo)) {
             fr->state = HIS_BLOCK_NOT_ADDED;
         } else {
-            his_upload_t *u = upload_get(ctx->transfer_id);
+            his_upload_t *u = upload_get(ctx->session, ctx->transfer_id);
 
             if (u->complete_frame) {
                 fr->state = HIS_BLOCK_AFTER_COMPLETE;
@@ -874,6 +873,5 @@ void proto_register_meter_his(void)
     expert = expert_register_protocol(proto_meter);
     expert_register_field_array(expert, ei, array_length(ei));
 
-    register_init_routine(his_init);
-    register_cleanup_routine(his_cleanup);
+    meter_session_add_part(METER_PART_HIS, uploads_new, uploads_free);
 }

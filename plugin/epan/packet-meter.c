@@ -167,10 +167,12 @@ static void add_meter_items(proto_tree *tree, tvbuff_t *tvb, gint start, gint le
     }
 }
 
-static meter_ctx_t decoder_context(packet_info *pinfo, const msg_result_t *r, const meter_coap_t *m)
+static meter_ctx_t decoder_context(meter_session_t *session, packet_info *pinfo, const msg_result_t *r,
+                                   const meter_coap_t *m)
 {
     const coap_exchange_t *ex = r->exchange;
     meter_ctx_t ctx = {
+        .session = session,
         .msg = m,
         .resource = (meter_resource_t)r->resource,
         .meter = ex ? ex->client : &pinfo->src,
@@ -204,7 +206,7 @@ static void dissect_message(meter_session_t *session, packet_info *pinfo, proto_
     if (also)
         meter_ota_show_message(ds_tvb, pinfo, tree, mtree, also, &m, meter_session_stall_seconds(session));
 
-    meter_ctx_t ctx = decoder_context(pinfo, r, &m);
+    meter_ctx_t ctx = decoder_context(session, pinfo, r, &m);
     if (!m.payload)
         return;
     switch (r->resource) {
@@ -220,7 +222,7 @@ static void dissect_message(meter_session_t *session, packet_info *pinfo, proto_
         if (!meter_coap_is_request(&m) && m.code != COAP_CODE_EMPTY) {
             dissect_meter_fw(m.payload, pinfo, mtree, &ctx);
             /* The statistics' "verified": the decoder tells, the hook records. */
-            if (r->transfer_id && meter_fw_transfer_verified(r->transfer_id))
+            if (r->transfer_id && meter_fw_transfer_verified(session, r->transfer_id))
                 ota_track_set_verified(meter_session_tracker(session), r->transfer_id);
         }
         break;
@@ -401,16 +403,17 @@ static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gbo
 /* What the tracker needs to know of a firmware image's size besides what
  * it reads itself (Size2, the MCUboot header): the size the meter's config
  * blob announced for this path. */
-static ota_image_hints_t image_hints(ota_track_t *tracker, packet_info *pinfo, const msg_result_t *r,
+static ota_image_hints_t image_hints(meter_session_t *session, packet_info *pinfo, const msg_result_t *r,
                                      const meter_coap_t *m)
 {
+    ota_track_t *tracker = meter_session_tracker(session);
     ota_image_hints_t h = { r->resource == METER_RES_FIRMWARE, -1 };
     const meter_cfg_firmware_t *fw;
 
     /* The lookup costs more than the rest of the message: once per transfer. */
     if (!h.image || !r->exchange || ota_track_size_known(tracker, r->transfer_id))
         return h;
-    fw = meter_cfg_firmware_for(r->exchange->client, pinfo->num);
+    fw = meter_cfg_firmware_for(session, r->exchange->client, pinfo->num);
     if (fw && fw->has_size && fw->path && m->path && strcmp(fw->path, m->path) == 0)
         h.announced_size = fw->size;
     return h;
@@ -536,7 +539,7 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
     ota_frame_t *link = track_link(session, pinfo, fs && fs->n_coap, now_us,
                                    time_status == OTA_CLOCK_EARLIER || time_status == OTA_CLOCK_OUT_OF_RANGE);
     /* A sniffer's capture merged with the gateway's: transfers are the radio's. */
-    gboolean second_copy = meter_vantage_second_copy(pinfo);
+    gboolean second_copy = meter_vantage_second_copy(session, pinfo);
 
     for (guint i = 0; fs && i < fs->n_coap && n < MAX_MSGS_PER_FRAME; i++) {
         tvbuff_t *msg_tvb = fs->coap[i];
@@ -556,13 +559,13 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
         r->length = length;
         if (r->transfer_id && !second_copy) {
             m.path = msg_path(r);
-            ota_image_hints_t hints = image_hints(tracker, pinfo, r, &m);
+            ota_image_hints_t hints = image_hints(session, pinfo, r, &m);
             r->ota = ota_track_message(tracker, link, pinfo->num, now_us, src, r->exchange, &m, &hints);
         }
         dissect_message(session, pinfo, tree, ds_tvb, r, &m);
         /* Its copy at the other vantage point: only for a pass that shows it. */
         if (tree || meter_prefs.frame_records)
-            meter_vantage_message(ds_tvb, r->start, r->length, n - 1, pinfo, tree);
+            meter_vantage_message(session, ds_tvb, r->start, r->length, n - 1, pinfo, tree);
     }
     meter_time_show(tvb, pinfo, tree, meter_session_clock(session));
     ota_link_view_t view;
@@ -615,7 +618,7 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         tvbuff_t *ds = data_source_at(pinfo, fm->msg[i].ds_index, fm->msg[i].ds_length);
         if (ds) {
             dissect_message(session, pinfo, tree, ds, &fm->msg[i], NULL);
-            meter_vantage_message(ds, fm->msg[i].start, fm->msg[i].length, i, pinfo, tree);
+            meter_vantage_message(session, ds, fm->msg[i].start, fm->msg[i].length, i, pinfo, tree);
         }
     }
     return tvb_captured_length(tvb);
