@@ -8,11 +8,19 @@
 #include <epan/to_str.h>
 
 #include "meter-cfg-firmware.h"
+#include "meter-session.h"
 
-static wmem_map_t *cfg_fw_by_meter;   /* meter address string -> wmem_array_t of meter_cfg_firmware_t* */
-
-const meter_cfg_firmware_t *meter_cfg_firmware_for(const address *meter, guint32 before_frame)
+/* The session's slot: meter address string -> wmem_array_t of
+ * meter_cfg_firmware_t*, all in file scope, which frees it. */
+static void *by_meter_new(void)
 {
+    return wmem_map_new(wmem_file_scope(), g_str_hash, g_str_equal);
+}
+
+const meter_cfg_firmware_t *meter_cfg_firmware_for(meter_session_t *session, const address *meter,
+                                                   guint32 before_frame)
+{
+    wmem_map_t *cfg_fw_by_meter = (wmem_map_t *)meter_session_part(session, METER_PART_CFG_FIRMWARE);
     wmem_array_t *list;
     char *key;
 
@@ -31,8 +39,10 @@ const meter_cfg_firmware_t *meter_cfg_firmware_for(const address *meter, guint32
     return NULL;
 }
 
-void meter_cfg_firmware_record(const address *meter, guint32 frame, const meter_cfg_t *cfg)
+void meter_cfg_firmware_record(meter_session_t *session, const address *meter, guint32 frame,
+                               const meter_cfg_t *cfg)
 {
+    wmem_map_t *cfg_fw_by_meter = (wmem_map_t *)meter_session_part(session, METER_PART_CFG_FIRMWARE);
     wmem_allocator_t *fs = wmem_file_scope();
     const meter_cfg_firmware_info_t *fw = cfg->firmware;
     meter_cfg_firmware_t *rec = wmem_new0(fs, meter_cfg_firmware_t);
@@ -60,5 +70,5 @@ void meter_cfg_firmware_record(const address *meter, guint32 frame, const meter_
 
 void meter_cfg_firmware_register(void)
 {
-    cfg_fw_by_meter = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_str_hash, g_str_equal);
+    meter_session_add_part(METER_PART_CFG_FIRMWARE, by_meter_new, NULL);
 }

@@ -11,6 +11,7 @@
 #include <epan/address.h>
 
 #include "meter_cfg.h"
+#include "meter-session.h"
 
 typedef struct {
     const char *version;     /* key 10/1, e.g. "2.1.0"; NULL if absent */
@@ -31,11 +32,14 @@ typedef struct {
  * single-pass and a two-pass run (tshark -2, the GUI) give the same answer.
  * A blob cut short (meter.cfg.truncated) is not recorded. The record lives
  * in file scope: valid until the capture file is closed. */
-const meter_cfg_firmware_t *meter_cfg_firmware_for(const address *meter, guint32 before_frame);
+const meter_cfg_firmware_t *meter_cfg_firmware_for(meter_session_t *session, const address *meter,
+                                                   guint32 before_frame);
 
-/* For packet-meter-cfg.c: the registry's table (once, at registration), and
- * the firmware cfg announces for meter in frame (cfg->firmware must be set). */
+/* For packet-meter-cfg.c: the registry's slot in the session (once, at
+ * registration), and the firmware cfg announces for meter in frame
+ * (cfg->firmware must be set). */
 void meter_cfg_firmware_register(void);
-void meter_cfg_firmware_record(const address *meter, guint32 frame, const meter_cfg_t *cfg);
+void meter_cfg_firmware_record(meter_session_t *session, const address *meter, guint32 frame,
+                               const meter_cfg_t *cfg);
 
 #endif

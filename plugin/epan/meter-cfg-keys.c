@@ -160,7 +160,7 @@ const meter_cfg_keys_t *meter_cfg_key_table(void)
     return cfg_keys;
 }
 
-void meter_cfg_keys_register(module_t *module)
+uat_t *meter_cfg_keys_register(void)
 {
     static uat_field_t cfg_key_fields[] = {
         UAT_FLD_DEC(cfg_key_recs, key, "Key", "The map key (unsigned integer)"),
@@ -188,9 +188,5 @@ void meter_cfg_keys_register(module_t *module)
                           cfg_key_reset_cb,
                           cfg_key_fields);
     register_shutdown_routine(cfg_keys_shutdown);
-    prefs_register_uat_preference(module, "cfg_keys", "Config blob keys",
-        "Names and CBOR types of the config blob's keys. The reference keys 1..14 are always known; "
-        "rows add a newer firmware's keys (shown as meter.cfg.extra), rename a reference key, "
-        "or give it another type (then it is shown as meter.cfg.extra too).",
-        cfg_key_uat);
+    return cfg_key_uat;
 }

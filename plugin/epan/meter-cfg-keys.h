@@ -7,12 +7,12 @@
 #ifndef METER_CFG_KEYS_H
 #define METER_CFG_KEYS_H
 
-#include <epan/prefs.h>
+#include <epan/uat.h>
 
 #include "meter_cfg.h"
 
-/* Registers the table and its preference under module. */
-void meter_cfg_keys_register(module_t *module);
+/* Makes the table; its preference is registered with the others (meter-prefs.c). */
+uat_t *meter_cfg_keys_register(void);
 
 /* The reference keys merged with the table's rows, for meter_cfg_parse(). */
 const meter_cfg_keys_t *meter_cfg_key_table(void);

@@ -40,8 +40,11 @@ typedef enum {
     METER_RES_FIRMWARE,  /* GET /firmware/... */
 } meter_resource_t;
 
+struct meter_session;   /* meter-session.h */
+
 /* The context a decoder gets with a message. */
 typedef struct {
+    struct meter_session *session;   /* the file's: the decoder's state is there */
     const meter_coap_t *msg;
     meter_resource_t resource;
     const address *meter;      /* the meter's address (client side) */

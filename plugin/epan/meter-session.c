@@ -1,9 +1,8 @@
 /* meter-session.c: the per-file session (meter-session.h).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <epan/prefs.h>
 #include "ws_compat.h"
-#include "meter-proto.h"
+#include "meter-prefs.h"
 #include "meter-session.h"
 
 struct meter_session {
@@ -16,6 +15,7 @@ struct meter_session {
      * a long capture does not leave up to half of one big array unused. */
     GPtrArray   *frames;     /* GArray chunks of frame_record_t, by ascending frame number */
     guint32      undecrypted_levels, undecrypted_key_id_modes;   /* bit sets (meter-session.h) */
+    void        *parts[METER_PART_COUNT];   /* each decoder's state (meter_session_add_part) */
 };
 
 typedef struct {
@@ -24,20 +24,23 @@ typedef struct {
     meter_frame_record_t record;
 } frame_record_t;
 
-static guint pref_stall_s = 10;
-/* What the capture's timestamps mark: read from the frame-ACK gaps, or as
- * the user says (for exact times on a capture stamped at frame starts
- * whose first messages come before any ACK that tells). */
-static gint pref_timestamps = OTA_STAMP_UNKNOWN;
-static const enum_val_t timestamps_vals[] = {
-    { "auto", "Read from the gaps between frames and their ACKs", OTA_STAMP_UNKNOWN },
-    { "end", "The end of each frame (most radios)", OTA_STAMP_END },
-    { "start", "The start of each frame (its SFD)", OTA_STAMP_START },
-    { "host", "Arrival at the host (a few ms late)", OTA_STAMP_HOST },
-    { NULL, NULL, 0 },
-};
-
 static meter_session_t *current;
+
+static struct {
+    meter_part_new_fn state_new;
+    meter_part_free_fn state_free;
+} parts[METER_PART_COUNT];
+
+void meter_session_add_part(meter_part_t part, meter_part_new_fn state_new, meter_part_free_fn state_free)
+{
+    parts[part].state_new = state_new;
+    parts[part].state_free = state_free;
+}
+
+void *meter_session_part(meter_session_t *s, meter_part_t part)
+{
+    return s->parts[part];
+}
 
 #define FRAME_CHUNK 8192
 
@@ -49,6 +52,9 @@ static void free_chunk(gpointer chunk)
 static void session_cleanup(void)
 {
     if (current) {
+        for (guint i = 0; i < METER_PART_COUNT; i++)
+            if (parts[i].state_free)
+                parts[i].state_free(current->parts[i]);
         g_ptr_array_free(current->frames, TRUE);
         ota_clock_free(current->clock);
     }
@@ -62,9 +68,12 @@ meter_session_t *meter_session_current(void)
         current = g_new0(meter_session_t, 1);
         current->tracker = ota_track_new(wmem_file_scope());
         current->clock = ota_clock_new();
-        if (pref_timestamps != OTA_STAMP_UNKNOWN)
-            ota_track_fix_time_base(current->tracker, (ota_stamp_kind_t)pref_timestamps);
+        if (meter_prefs.ota_timestamps != OTA_STAMP_UNKNOWN)
+            ota_track_fix_time_base(current->tracker, (ota_stamp_kind_t)meter_prefs.ota_timestamps);
         current->frames = g_ptr_array_new_with_free_func(free_chunk);
+        for (guint i = 0; i < METER_PART_COUNT; i++)
+            if (parts[i].state_new)
+                current->parts[i] = parts[i].state_new();
     }
     return current;
 }
@@ -93,7 +102,7 @@ ota_clock_t *meter_session_clock(meter_session_t *s)
 
 double meter_session_stall_seconds(const meter_session_t *s _U_)
 {
-    return pref_stall_s;
+    return meter_prefs.ota_stall_seconds;
 }
 
 static meter_frame_fn rebind_record;
@@ -191,12 +200,8 @@ void meter_session_frame_read(meter_session_t *s)
 void meter_session_register(meter_frame_fn rebind)
 {
     rebind_record = rebind;
-    prefs_register_uint_preference(meter_module, "ota.stall_seconds", "Stall threshold (s)",
-        "A transfer with no message for longer than this gets a stall expert info", 10, &pref_stall_s);
-    prefs_register_enum_preference(meter_module, "ota.timestamps", "Timestamps mark",
-        "The instant each frame's timestamp marks. Times are taken at the frame's end; auto reads the "
-        "instant from the gaps between frames and their ACKs", &pref_timestamps, timestamps_vals, FALSE);
-    /* The session is the file's: a new file (or a reload) starts afresh. */
+    /* The session is the file's, the parts' state with it: a new file (or a
+     * reload) starts afresh. The one init and cleanup pair of the plugin. */
     register_init_routine(session_cleanup);
     register_cleanup_routine(session_cleanup);
 }

@@ -1,8 +1,8 @@
 /* meter-session.h: the state of the capture file being read, in one object:
  * the session tracker (every exchange, transfer, datagram copy and frame of
  * link accounting), the frames' times as it takes them, and the hook's
- * per-frame records, with the preferences
- * that shape them. Made on the first frame of a file, gone with the file.
+ * per-frame records, and each decoder's own state (its part's slot). Made
+ * on the first frame of a file, gone with the file.
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef METER_SESSION_H
@@ -17,11 +17,27 @@ typedef struct meter_session meter_session_t;
 typedef union meter_frame_record meter_frame_record_t;
 typedef void (*meter_frame_fn)(guint32 num, guint32 kind, meter_frame_record_t *record, void *data);
 
-/* Preferences (meter.ota.stall_seconds, meter.ota.timestamps) and the
- * per-file life cycle. rebind is the hook's: it gives a record the
+/* The per-file life cycle. rebind is the hook's: it gives a record the
  * tracker's counterparts of what it names once the tracker's start copy
  * took over (core/ota_track.h); data is the tracker. */
 void meter_session_register(meter_frame_fn rebind);
+
+/* The decoders that keep state for the file (reassemblies, tables) keep it
+ * in the session, one slot each, so that it is made and freed with the
+ * session and with nothing else. A slot's type is its part's own. */
+typedef enum {
+    METER_PART_CFG_FIRMWARE,   /* meter-cfg-firmware.c */
+    METER_PART_HIS,            /* packet-meter-his.c */
+    METER_PART_FW,             /* packet-meter-fw.c */
+    METER_PART_VANTAGE,        /* packet-meter-vantage.c */
+    METER_PART_COUNT
+} meter_part_t;
+/* At registration: how a part's state is made (with the session, in file
+ * scope) and freed (with the session, before file scope ends). */
+typedef void *(*meter_part_new_fn)(void);
+typedef void (*meter_part_free_fn)(void *state);
+void  meter_session_add_part(meter_part_t part, meter_part_new_fn state_new, meter_part_free_fn state_free);
+void *meter_session_part(meter_session_t *s, meter_part_t part);
 
 /* The session of the file being read, made on first use. The hook passes it
  * on; taps, whose draw callbacks get no packet, ask for it here. */

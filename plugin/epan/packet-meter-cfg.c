@@ -576,7 +576,7 @@ void dissect_meter_cfg(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, 
 
     /* a blob cut short is one the meter cannot use: it announces nothing */
     if (!PINFO_FD_VISITED(pinfo) && fw && !truncated && ctx && ctx->meter)
-        meter_cfg_firmware_record(ctx->meter, pinfo->num, cfg);
+        meter_cfg_firmware_record(ctx->session, ctx->meter, pinfo->num, cfg);
 }
 
 /* ---- registration ---- */
@@ -717,6 +717,5 @@ void proto_register_meter_cfg(void)
     expert_cfg = expert_register_protocol(proto_meter);
     expert_register_field_array(expert_cfg, ei, array_length(ei));
 
-    meter_cfg_keys_register(meter_module);
     meter_cfg_firmware_register();
 }

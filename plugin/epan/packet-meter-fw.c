@@ -17,13 +17,14 @@
 
 #include <epan/packet.h>
 #include <epan/expert.h>
-#include <epan/prefs.h>
 #include <epan/proto_data.h>
 #include <epan/tap.h>
 #include <epan/to_str.h>
 #include <epan/address.h>
 
 #include "packet-meter-fw.h"
+#include "meter-session.h"
+#include "meter-prefs.h"
 #include "packet-meter-fw-export.h"
 #include "block_map.h"
 #include "mcuboot.h"
@@ -106,8 +107,6 @@ static expert_field ei_meter_fw_incomplete = EI_INIT;
 static expert_field ei_meter_fw_error_response_payload = EI_INIT;
 static expert_field ei_meter_fw_block_conflict = EI_INIT;
 static expert_field ei_meter_fw_too_large = EI_INIT;
-
-static const char *pref_pubkey = "";
 
 /* ---- value strings ---------------------------------------------------- */
 
@@ -203,8 +202,6 @@ typedef struct {
     gboolean too_large;
 } fw_frame_t;
 
-static GHashTable *fw_xfers;   /* guint64 key -> fw_xfer_t */
-
 static void xfer_free(gpointer p)
 {
     fw_xfer_t *x = (fw_xfer_t *)p;
@@ -214,20 +211,25 @@ static void xfer_free(gpointer p)
     g_free(x);
 }
 
-static void fw_init(void)
+/* The session's slot: guint64 key -> fw_xfer_t. */
+static void *xfers_new(void)
 {
-    fw_xfers = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, xfer_free);
+    return g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, xfer_free);
 }
 
-static void fw_cleanup(void)
+static void xfers_free(void *xfers)
 {
-    if (fw_xfers)
-        g_hash_table_destroy(fw_xfers);
-    fw_xfers = NULL;
+    g_hash_table_destroy((GHashTable *)xfers);
+}
+
+static GHashTable *session_xfers(meter_session_t *session)
+{
+    return (GHashTable *)meter_session_part(session, METER_PART_FW);
 }
 
 static fw_xfer_t *xfer_get(guint64 key, const meter_ctx_t *ctx)
 {
+    GHashTable *fw_xfers = session_xfers(ctx->session);
     fw_xfer_t *x = (fw_xfer_t *)g_hash_table_lookup(fw_xfers, &key);
 
     if (x)
@@ -255,7 +257,7 @@ static gboolean same_path(const char *a, const char *b)
 }
 
 /* The checks, once, on the frame that completes the image. */
-static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
+static void xfer_complete(fw_xfer_t *x, packet_info *pinfo, meter_session_t *session)
 {
     guint8 key[32];
     gboolean have_key;
@@ -264,7 +266,7 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
     x->info = g_new0(mcuboot_image_info_t, 1);
     mcuboot_parse(x->buf, x->total, x->info);
 
-    have_key = pref_pubkey && *pref_pubkey && mcuboot_parse_pubkey_hex(pref_pubkey, key);
+    have_key = meter_prefs.fw_pubkey && *meter_prefs.fw_pubkey && mcuboot_parse_pubkey_hex(meter_prefs.fw_pubkey, key);
     mcuboot_verify(x->buf, x->info, have_key ? key : NULL, &x->ver);
     /* "Image verified" in the OTA statistics: the SHA-256 matches its TLV,
      * and the signature verifies when a key is configured. */
@@ -282,7 +284,7 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
     case MCUBOOT_CHECK_NOT_CHECKED:
         if (!x->ver.computed)
             x->sig_status = SIG_NO_HASH;
-        else if (pref_pubkey && *pref_pubkey && !have_key)
+        else if (meter_prefs.fw_pubkey && *meter_prefs.fw_pubkey && !have_key)
             x->sig_status = SIG_BAD_KEY;
         else
             x->sig_status = SIG_NO_KEY;
@@ -294,7 +296,7 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
 
     x->config_status = CFG_NONE;
     if (x->meter.type != AT_NONE && x->ver.computed) {
-        const meter_cfg_firmware_t *cf = meter_cfg_firmware_for(&x->meter, pinfo->num);
+        const meter_cfg_firmware_t *cf = meter_cfg_firmware_for(session, &x->meter, pinfo->num);
         if (cf && cf->has_sha256) {
             x->config_frame = cf->frame;
             if (cf->path && x->path && !same_path(cf->path, x->path)) {
@@ -309,10 +311,10 @@ static void xfer_complete(fw_xfer_t *x, packet_info *pinfo)
     }
 }
 
-gboolean meter_fw_transfer_verified(guint32 transfer_id)
+gboolean meter_fw_transfer_verified(meter_session_t *session, guint32 transfer_id)
 {
     guint64 key = transfer_id;
-    const fw_xfer_t *x = transfer_id && fw_xfers ? (const fw_xfer_t *)g_hash_table_lookup(fw_xfers, &key) : NULL;
+    const fw_xfer_t *x = transfer_id ? (const fw_xfer_t *)g_hash_table_lookup(session_xfers(session), &key) : NULL;
 
     return x && x->verified;
 }
@@ -563,7 +565,7 @@ static fw_frame_t *first_pass(tvbuff_t *payload, packet_info *pinfo, const meter
     if (r.completed) {
         x->buf = block_map_bytes(x->map);
         x->total = block_map_total(x->map);
-        xfer_complete(x, pinfo);
+        xfer_complete(x, pinfo, ctx->session);
     }
     return fr;
 }
@@ -588,7 +590,7 @@ void dissect_meter_fw(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, c
         return;
     fr = (fw_frame_t *)p_get_proto_data(wmem_file_scope(), pinfo, proto_meter, METER_PDATA_FW_FRAME + idx);
     if (!fr) {
-        if (PINFO_FD_VISITED(pinfo) || !fw_xfers)
+        if (PINFO_FD_VISITED(pinfo))
             return;
         fr = first_pass(payload, pinfo, ctx);
         p_add_proto_data(wmem_file_scope(), pinfo, proto_meter, METER_PDATA_FW_FRAME + idx, fr);
@@ -825,14 +827,9 @@ void proto_register_meter_fw(void)
     expert = expert_register_protocol(proto_meter);
     expert_register_field_array(expert, ei, array_length(ei));
 
-    prefs_register_string_preference(meter_module, "fw.pubkey", "Firmware public key (Ed25519)",
-        "Ed25519 public key that signs firmware images, 64 hex digits; "
-        "empty: signatures are not checked", &pref_pubkey);
-
     fw_eo_tap = meter_fw_export_register(proto_meter);
 
-    register_init_routine(fw_init);
-    register_cleanup_routine(fw_cleanup);
+    meter_session_add_part(METER_PART_FW, xfers_new, xfers_free);
 }
 
 void proto_reg_handoff_meter_fw(void)

@@ -5,6 +5,7 @@
 #define PACKET_METER_FW_H
 
 #include "meter-proto.h"
+#include "meter-session.h"
 
 void proto_register_meter_fw(void);
 void proto_reg_handoff_meter_fw(void);
@@ -13,6 +14,6 @@ void dissect_meter_fw(tvbuff_t *payload, packet_info *pinfo, proto_tree *tree, c
 /* Whether the image of this block-wise transfer was reassembled and
  * verified: its SHA-256 matches its TLV, and its signature verifies when a
  * key is configured. */
-gboolean meter_fw_transfer_verified(guint32 transfer_id);
+gboolean meter_fw_transfer_verified(meter_session_t *session, guint32 transfer_id);
 
 #endif

@@ -22,6 +22,8 @@
 
 #include "ws_compat.h"
 #include "packet-meter-his.h"
+#include "meter-session.h"
+#include "meter-prefs.h"
 #include "block_map.h"
 #include "senml.h"
 #include "utc_text.h"
@@ -33,8 +35,6 @@
  * (no history pack comes near it). */
 #define HIS_MAX_PACK  BLOCK_MAP_MAX_SIZE
 
-static meter_pref_bool_t his_reassemble = TRUE;
-static guint his_max_records = SENML_MAX_RECORDS_DEFAULT;
 
 static int hf_his = -1;
 static int hf_his_records = -1;
@@ -145,8 +145,6 @@ typedef struct {
     guint32 complete_frame;     /* 0 until the pack is complete */
 } his_upload_t;
 
-static GHashTable *his_uploads;   /* transfer id -> his_upload_t */
-
 typedef enum {
     HIS_BLOCK_DIRECT = 0,       /* not block-wise, or block 0 without more */
     HIS_BLOCK_ADDED,            /* added to the reassembly */
@@ -170,20 +168,20 @@ static void upload_free(gpointer p)
     g_free(u);
 }
 
-static void his_init(void)
+/* The session's slot: transfer id -> his_upload_t. */
+static void *uploads_new(void)
 {
-    his_uploads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, upload_free);
+    return g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, upload_free);
 }
 
-static void his_cleanup(void)
+static void uploads_free(void *uploads)
 {
-    if (his_uploads)
-        g_hash_table_destroy(his_uploads);
-    his_uploads = NULL;
+    g_hash_table_destroy((GHashTable *)uploads);
 }
 
-static his_upload_t *upload_get(guint32 transfer_id)
+static his_upload_t *upload_get(meter_session_t *session, guint32 transfer_id)
 {
+    GHashTable *his_uploads = (GHashTable *)meter_session_part(session, METER_PART_HIS);
     his_upload_t *u = (his_upload_t *)g_hash_table_lookup(his_uploads, GUINT_TO_POINTER(transfer_id));
 
     if (!u) {
@@ -558,7 +556,7 @@ static void add_info(packet_info *pinfo, const senml_pack_t *pack, const char *c
 /* Decode a whole pack (one datagram, or reassembled). */
 static void dissect_pack(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 {
-    senml_pack_t *pack = senml_parse(pinfo->pool, tvb, 0, his_max_records);
+    senml_pack_t *pack = senml_parse(pinfo->pool, tvb, 0, meter_prefs.his_max_records);
     guint n = senml_pack_n_records(pack);
     proto_tree **rec_tree = n ? wmem_alloc0_array(pinfo->pool, proto_tree *, n) : NULL;
     const char *names[HIS_INFO_NAMES];
@@ -658,10 +656,10 @@ static void dissect_block1(tvbuff_t *payload, packet_info *pinfo, proto_tree *hi
     if (fr == NULL) {
         /* First time this frame is seen (or a second call in one pass). */
         fr = wmem_new0(wmem_file_scope(), his_frame_t);
-        if (!his_reassemble || ctx->transfer_id == 0 || pinfo->flags.in_error_pkt || PINFO_FD_VISITED(pinfo)) {
+        if (!meter_prefs.his_reassemble || ctx->transfer_id == 0 || pinfo->flags.in_error_pkt || PINFO_FD_VISITED(pinfo)) {
             fr->state = HIS_BLOCK_NOT_ADDED;
         } else {
-            his_upload_t *u = upload_get(ctx->transfer_id);
+            his_upload_t *u = upload_get(ctx->session, ctx->transfer_id);
 
             if (u->complete_frame) {
                 fr->state = HIS_BLOCK_AFTER_COMPLETE;
@@ -688,7 +686,7 @@ static void dissect_block1(tvbuff_t *payload, packet_info *pinfo, proto_tree *hi
     case HIS_BLOCK_NOT_ADDED:
         proto_tree_add_expert_format(his_tree, pinfo, &ei_his_not_reassembled, payload, 0, 0,
                                      "Block1 upload not reassembled (%s)",
-                                     !his_reassemble ? "reassembly is off in the preferences"
+                                     !meter_prefs.his_reassemble ? "reassembly is off in the preferences"
                                      : ctx->transfer_id == 0 ? "no transfer id" : "inside an error packet");
         col_append_fstr(pinfo->cinfo, COL_INFO, " [his block %u]", b1->num);
         return;
@@ -875,14 +873,5 @@ void proto_register_meter_his(void)
     expert = expert_register_protocol(proto_meter);
     expert_register_field_array(expert, ei, array_length(ei));
 
-    register_init_routine(his_init);
-    register_cleanup_routine(his_cleanup);
-
-    if (meter_module) {
-        prefs_register_bool_preference(meter_module, "his_reassemble", "Reassemble Block1 history uploads",
-            "Reassemble a SenML pack sent over several Block1 requests (by byte offset, per transfer) "
-            "and decode it on the request that completes it", &his_reassemble);
-        prefs_register_uint_preference(meter_module, "his_max_records", "Maximum SenML records decoded",
-            "Records beyond this many in one pack are not decoded (flagged)", 10, &his_max_records);
-    }
+    meter_session_add_part(METER_PART_HIS, uploads_new, uploads_free);
 }

@@ -10,13 +10,18 @@
 #include "frame_hash.h"
 #include "vantage.h"
 #include "meter-proto.h"
+#include "meter-session.h"
 #include "packet-meter-vantage.h"
 
 static int hf_vantage = -1, hf_vantage_other = -1, hf_vantage_delta = -1, hf_vantage_offset = -1;
 static gint ett_vantage = -1;
-static vantage_map_t *map;
-static gboolean radio_seen;     /* the file has shown an 802.15.4 frame (first pass, so far) */
-static int proto_wpan = -1;
+
+/* The session's slot. */
+typedef struct {
+    vantage_map_t *map;
+    gboolean radio_seen;     /* the file has shown an 802.15.4 frame (first pass, so far) */
+    int proto_wpan;
+} vantage_state_t;
 
 static const value_string vantage_names[] = {
     { VANTAGE_RADIO, "radio (IEEE 802.15.4)" },
@@ -24,17 +29,21 @@ static const value_string vantage_names[] = {
     { 0, NULL },
 };
 
-static void vantage_init(void)
+static void *vantage_state_new(void)
 {
-    map = vantage_map_new();
-    radio_seen = FALSE;
-    proto_wpan = meter_proto_id("wpan");
+    vantage_state_t *v = g_new0(vantage_state_t, 1);
+
+    v->map = vantage_map_new();
+    v->proto_wpan = meter_proto_id("wpan");
+    return v;
 }
 
-static void vantage_cleanup(void)
+static void vantage_state_free(void *state)
 {
-    vantage_map_free(map);
-    map = NULL;
+    vantage_state_t *v = (vantage_state_t *)state;
+
+    vantage_map_free(v->map);
+    g_free(v);
 }
 
 /* A frame's stamp in microseconds, for stamps from 1970 to 9999 only (as
@@ -72,9 +81,11 @@ static void add_relative(proto_tree *t, int hf, tvbuff_t *tvb, gint64 us)
     proto_item_set_generated(proto_tree_add_time(t, hf, tvb, 0, 0, &ns));
 }
 
-void meter_vantage_message(tvbuff_t *ds_tvb, gint start, gint length, guint index, packet_info *pinfo,
-                           proto_tree *tree)
+void meter_vantage_message(meter_session_t *session, tvbuff_t *ds_tvb, gint start, gint length, guint index,
+                           packet_info *pinfo, proto_tree *tree)
 {
+    vantage_state_t *v = (vantage_state_t *)meter_session_part(session, METER_PART_VANTAGE);
+    vantage_map_t *map = v->map;
     vantage_kind_t kind;
     guint32 other;
     gint64 other_us, offset_us;
@@ -84,7 +95,7 @@ void meter_vantage_message(tvbuff_t *ds_tvb, gint start, gint length, guint inde
         return;
     if (!PINFO_FD_VISITED(pinfo)) {
         tvbuff_t *msg = tvb_new_subset_length(ds_tvb, start, length);
-        kind = meter_frame_has(pinfo, proto_wpan) ? VANTAGE_RADIO : VANTAGE_IP;
+        kind = meter_frame_has(pinfo, v->proto_wpan) ? VANTAGE_RADIO : VANTAGE_IP;
         /* CoAP's code, the second byte: 0.01-0.31 are requests. */
         guint8 code = length >= 2 ? tvb_get_uint8(msg, 1) : 0;
         vantage_note(map, message_key(msg, pinfo), kind, address_hash(&pinfo->src), address_hash(&pinfo->dst),
@@ -101,12 +112,13 @@ void meter_vantage_message(tvbuff_t *ds_tvb, gint start, gint length, guint inde
     add_relative(t, hf_vantage_offset, ds_tvb, offset_us);
 }
 
-gboolean meter_vantage_second_copy(packet_info *pinfo)
+gboolean meter_vantage_second_copy(meter_session_t *session, packet_info *pinfo)
 {
-    gboolean radio = meter_frame_has(pinfo, proto_wpan);
+    vantage_state_t *v = (vantage_state_t *)meter_session_part(session, METER_PART_VANTAGE);
+    gboolean radio = meter_frame_has(pinfo, v->proto_wpan);
 
-    radio_seen |= radio;
-    return radio_seen && !radio;
+    v->radio_seen |= radio;
+    return v->radio_seen && !radio;
 }
 
 void proto_register_meter_vantage(void)
@@ -127,6 +139,5 @@ void proto_register_meter_vantage(void)
 
     proto_register_field_array(proto_meter, hf, array_length(hf));
     proto_register_subtree_array(ett, array_length(ett));
-    register_init_routine(vantage_init);
-    register_cleanup_routine(vantage_cleanup);
+    meter_session_add_part(METER_PART_VANTAGE, vantage_state_new, vantage_state_free);
 }

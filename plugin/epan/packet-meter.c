@@ -25,6 +25,8 @@
 #include "wpan_view.h"
 #include "meter-proto.h"
 #include "meter-session.h"
+#include "meter-prefs.h"
+#include "meter-cfg-keys.h"
 #include "meter-cfg-firmware.h"
 #include "packet-meter-cfg.h"
 #include "packet-meter-his.h"
@@ -50,17 +52,6 @@ static int hf_meter_transfer = -1;
 static int hf_meter_request_in = -1;
 static int hf_meter_response_in = -1;
 static gint ett_meter = -1;
-
-static const char *pref_path_config = "meter/cfg";
-static const char *pref_path_history = "meter/his";
-static const char *pref_path_firmware = "firmware/";
-/* Off, the CoAP messages are followed but not decoded for display: for a
- * run that only wants the statistics (the analyser), it spares stock CoAP's
- * block reassembly, whose cost grows with the square of the blocks. */
-static meter_pref_bool_t pref_coap_decode = TRUE;
-/* Later passes (the GUI, tshark -2) show frames from the records the first
- * pass keeps; a one-pass run (the analyser's) reads none of them. */
-static meter_pref_bool_t pref_frame_records = TRUE;
 
 static const value_string resource_names[] = {
     { METER_RES_OTHER, "other" },
@@ -105,11 +96,13 @@ static meter_resource_t classify(const char *path)
 {
     if (!path)
         return METER_RES_OTHER;
-    if (pref_path_config && *pref_path_config && strcmp(path, pref_path_config) == 0)
+    const char *cfg = meter_prefs.path_config, *his = meter_prefs.path_history, *fw = meter_prefs.path_firmware;
+
+    if (cfg && *cfg && strcmp(path, cfg) == 0)
         return METER_RES_CONFIG;
-    if (pref_path_history && *pref_path_history && strcmp(path, pref_path_history) == 0)
+    if (his && *his && strcmp(path, his) == 0)
         return METER_RES_HISTORY;
-    if (pref_path_firmware && *pref_path_firmware && g_str_has_prefix(path, pref_path_firmware))
+    if (fw && *fw && g_str_has_prefix(path, fw))
         return METER_RES_FIRMWARE;
     return METER_RES_OTHER;
 }
@@ -174,10 +167,12 @@ static void add_meter_items(proto_tree *tree, tvbuff_t *tvb, gint start, gint le
     }
 }
 
-static meter_ctx_t decoder_context(packet_info *pinfo, const msg_result_t *r, const meter_coap_t *m)
+static meter_ctx_t decoder_context(meter_session_t *session, packet_info *pinfo, const msg_result_t *r,
+                                   const meter_coap_t *m)
 {
     const coap_exchange_t *ex = r->exchange;
     meter_ctx_t ctx = {
+        .session = session,
         .msg = m,
         .resource = (meter_resource_t)r->resource,
         .meter = ex ? ex->client : &pinfo->src,
@@ -211,7 +206,7 @@ static void dissect_message(meter_session_t *session, packet_info *pinfo, proto_
     if (also)
         meter_ota_show_message(ds_tvb, pinfo, tree, mtree, also, &m, meter_session_stall_seconds(session));
 
-    meter_ctx_t ctx = decoder_context(pinfo, r, &m);
+    meter_ctx_t ctx = decoder_context(session, pinfo, r, &m);
     if (!m.payload)
         return;
     switch (r->resource) {
@@ -227,7 +222,7 @@ static void dissect_message(meter_session_t *session, packet_info *pinfo, proto_
         if (!meter_coap_is_request(&m) && m.code != COAP_CODE_EMPTY) {
             dissect_meter_fw(m.payload, pinfo, mtree, &ctx);
             /* The statistics' "verified": the decoder tells, the hook records. */
-            if (r->transfer_id && meter_fw_transfer_verified(r->transfer_id))
+            if (r->transfer_id && meter_fw_transfer_verified(session, r->transfer_id))
                 ota_track_set_verified(meter_session_tracker(session), r->transfer_id);
         }
         break;
@@ -295,7 +290,7 @@ static int meter_coap_wrapper(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         if (fs->n_coap < MAX_MSGS_PER_FRAME)
             fs->coap[fs->n_coap++] = tvb;
     }
-    if (!pref_coap_decode)
+    if (!meter_prefs.coap_decode)
         return tvb_captured_length(tvb);
     return call_dissector_only(coap_handle, tvb, pinfo, tree, data);
 }
@@ -408,16 +403,17 @@ static ota_frame_t *track_link(meter_session_t *session, packet_info *pinfo, gbo
 /* What the tracker needs to know of a firmware image's size besides what
  * it reads itself (Size2, the MCUboot header): the size the meter's config
  * blob announced for this path. */
-static ota_image_hints_t image_hints(ota_track_t *tracker, packet_info *pinfo, const msg_result_t *r,
+static ota_image_hints_t image_hints(meter_session_t *session, packet_info *pinfo, const msg_result_t *r,
                                      const meter_coap_t *m)
 {
+    ota_track_t *tracker = meter_session_tracker(session);
     ota_image_hints_t h = { r->resource == METER_RES_FIRMWARE, -1 };
     const meter_cfg_firmware_t *fw;
 
     /* The lookup costs more than the rest of the message: once per transfer. */
     if (!h.image || !r->exchange || ota_track_size_known(tracker, r->transfer_id))
         return h;
-    fw = meter_cfg_firmware_for(r->exchange->client, pinfo->num);
+    fw = meter_cfg_firmware_for(session, r->exchange->client, pinfo->num);
     if (fw && fw->has_size && fw->path && m->path && strcmp(fw->path, m->path) == 0)
         h.announced_size = fw->size;
     return h;
@@ -543,7 +539,7 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
     ota_frame_t *link = track_link(session, pinfo, fs && fs->n_coap, now_us,
                                    time_status == OTA_CLOCK_EARLIER || time_status == OTA_CLOCK_OUT_OF_RANGE);
     /* A sniffer's capture merged with the gateway's: transfers are the radio's. */
-    gboolean second_copy = meter_vantage_second_copy(pinfo);
+    gboolean second_copy = meter_vantage_second_copy(session, pinfo);
 
     for (guint i = 0; fs && i < fs->n_coap && n < MAX_MSGS_PER_FRAME; i++) {
         tvbuff_t *msg_tvb = fs->coap[i];
@@ -563,13 +559,13 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
         r->length = length;
         if (r->transfer_id && !second_copy) {
             m.path = msg_path(r);
-            ota_image_hints_t hints = image_hints(tracker, pinfo, r, &m);
+            ota_image_hints_t hints = image_hints(session, pinfo, r, &m);
             r->ota = ota_track_message(tracker, link, pinfo->num, now_us, src, r->exchange, &m, &hints);
         }
         dissect_message(session, pinfo, tree, ds_tvb, r, &m);
         /* Its copy at the other vantage point: only for a pass that shows it. */
-        if (tree || pref_frame_records)
-            meter_vantage_message(ds_tvb, r->start, r->length, n - 1, pinfo, tree);
+        if (tree || meter_prefs.frame_records)
+            meter_vantage_message(session, ds_tvb, r->start, r->length, n - 1, pinfo, tree);
     }
     meter_time_show(tvb, pinfo, tree, meter_session_clock(session));
     ota_link_view_t view;
@@ -581,7 +577,7 @@ static void first_pass(meter_session_t *session, tvbuff_t *tvb, packet_info *pin
     queue_events(pinfo, msg, n, link ? ota_frame_time_us(link) : now_us);
     guint32 acked = link ? ota_track_frame_acked(link) : 0;
     ota_link_note_t note = link ? ota_track_frame_done(tracker, link) : 0;
-    if (!pref_frame_records)
+    if (!meter_prefs.frame_records)
         return;
     keep_record(session, pinfo->num, acked, note, msg, n);
     meter_session_frame_read(session);
@@ -622,7 +618,7 @@ static int dissect_meter_post(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tre
         tvbuff_t *ds = data_source_at(pinfo, fm->msg[i].ds_index, fm->msg[i].ds_length);
         if (ds) {
             dissect_message(session, pinfo, tree, ds, &fm->msg[i], NULL);
-            meter_vantage_message(ds, fm->msg[i].start, fm->msg[i].length, i, pinfo, tree);
+            meter_vantage_message(session, ds, fm->msg[i].start, fm->msg[i].length, i, pinfo, tree);
         }
     }
     return tvb_captured_length(tvb);
@@ -652,20 +648,7 @@ void proto_register_meter(void)
     proto_register_field_array(proto_meter, hf, array_length(hf));
     proto_register_subtree_array(ett, array_length(ett));
 
-    prefs_register_bool_preference(meter_module, "coap_decode", "Decode CoAP for display",
-        "Let stock CoAP decode the messages for display (off: the meter hook still "
-        "follows them and the statistics are the same, in less time; the analyser turns it off)",
-        &pref_coap_decode);
-    prefs_register_bool_preference(meter_module, "frame_records", "Keep frame records for later passes",
-        "Keep what each frame showed, for the GUI and tshark -2 (off: a one-pass tshark run, such as the "
-        "analyser's, needs less memory; later passes then show no Meter items and the statistics no "
-        "frames)", &pref_frame_records);
-    prefs_register_string_preference(meter_module, "path.config", "Config path",
-        "URI path of the configuration resource (no leading slash)", &pref_path_config);
-    prefs_register_string_preference(meter_module, "path.history", "History path",
-        "URI path the meter POSTs its SenML history to", &pref_path_history);
-    prefs_register_string_preference(meter_module, "path.firmware", "Firmware path prefix",
-        "URI paths starting with this are firmware images", &pref_path_firmware);
+    meter_prefs_register(meter_module, meter_cfg_keys_register());
 
     proto_register_meter_cfg();
     proto_register_meter_his();
