@@ -11,6 +11,7 @@
 #include "interrupt.h"
 #include "live.h"
 #include "number_option.h"
+#include "output_sink.h"
 #include "pair_run.h"
 #include "plots.h"
 #include "progress.h"
@@ -21,8 +22,6 @@
 #ifndef METERSCOPE_VERSION
 #define METERSCOPE_VERSION "0.0.0"
 #endif
-
-enum { EXIT_REPORT = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_TSHARK = 3 };
 
 static char *opt_format = NULL, *opt_output = NULL, *opt_plot = NULL, *opt_key = NULL, *opt_meter = NULL;
 static char *opt_filter = NULL, *opt_tshark = NULL, *opt_plugin = NULL, *opt_iface = NULL;
@@ -100,17 +99,6 @@ typedef struct {
     gboolean            skipped;  /* the file was not a capture */
     char               *message;
 } job_t;
-
-static void error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-static void error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("meterscope: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 /* The main thread waits for the jobs in a main loop: there it draws the
  * progress and handles a signal (interrupt.c). */
@@ -281,19 +269,19 @@ static gboolean no_answer_matched(const ms_capture_t *c)
 static void note_timestamps(const char *file, const ms_counts_t *c)
 {
     if (c->timestamps_zero)
-        error("%s: note: %u of %u frames are stamped 0 (1970-01-01): the capture may carry no times; "
+        ms_say("%s: note: %u of %u frames are stamped 0 (1970-01-01): the capture may carry no times; "
               "durations and rates from them are 0", file, c->timestamps_zero, c->frames);
     if (c->timestamps_earlier)
-        error("%s: note: %u frames are stamped earlier than an earlier frame (a clock set back, or captures "
+        ms_say("%s: note: %u frames are stamped earlier than an earlier frame (a clock set back, or captures "
               "appended out of order): they were timed at the latest time before them, so durations across them "
               "are short (meter.time.earlier)", file, c->timestamps_earlier);
     if (c->timestamps_out_of_range)
-        error("%s: note: %u frames are stamped before 1970 or after 9999: their times were not used "
+        ms_say("%s: note: %u frames are stamped before 1970 or after 9999: their times were not used "
               "(meter.time.out_of_range)", file, c->timestamps_out_of_range);
     /* The plugin retimes what it read before the stamps told, unless they
      * told only after thousands of frames (core/ota_track.c, "one read"). */
     if (c->timestamps && strcmp(c->timestamps, "start") == 0 && c->timestamp_early_messages > 0)
-        error("%s: note: the stamps mark frame starts, which the capture told only after %u messages had been "
+        ms_say("%s: note: the stamps mark frame starts, which the capture told only after %u messages had been "
               "timed as if they marked their ends; for exact times give -O meter.ota.timestamps:start", file,
               c->timestamp_early_messages);
 }
@@ -329,23 +317,23 @@ static const char *key_hint(const ms_counts_t *c)
 
 static int check_results(job_t *jobs, guint n)
 {
-    int status = EXIT_REPORT;
+    int status = MS_EXIT_REPORT;
 
     for (guint i = 0; i < n; i++) {
         job_t *j = &jobs[i];
         const ms_counts_t *c = &j->capture->counts;
         if (j->message)
-            error("%s", j->message);
+            ms_say("%s", j->message);
         if (j->skipped || j->status == RUN_INPUT_ERROR)
-            status = MAX(status, EXIT_INPUT);
+            status = MAX(status, MS_EXIT_INPUT);
         else if (j->status == RUN_USAGE_ERROR)
-            status = MAX(status, EXIT_USAGE);
+            status = MAX(status, MS_EXIT_USAGE);
         else if (j->status == RUN_TSHARK_ERROR)
-            status = EXIT_TSHARK;
+            status = MS_EXIT_TSHARK;
         if (j->status == RUN_OK && !opt_quiet)
             note_timestamps(j->capture->file, c);
         if (j->status == RUN_OK && !opt_quiet && no_answer_matched(j->capture))
-            error("%s: note: no response matched any request; if the meters' addresses are compressed "
+            ms_say("%s: note: no response matched any request; if the meters' addresses are compressed "
                   "with a 6LoWPAN context, give its prefix with -O 6lowpan.contextN:PREFIX/64",
                   j->capture->file);
         if (j->status != RUN_OK)
@@ -355,16 +343,16 @@ static int check_results(job_t *jobs, guint n)
          * 6LoWPAN, so they count as not decrypted), which is an input error. */
         if (!j->capture->transfers->len && c->undecrypted_frames) {
             char *suites = suites_seen(c);
-            error("%s: %u of %u secured frames not decrypted (%s) and no transfer found: %s", j->capture->file,
+            ms_say("%s: %u of %u secured frames not decrypted (%s) and no transfer found: %s", j->capture->file,
                   c->undecrypted_frames, c->secured_frames, suites, key_hint(c));
             g_free(suites);
-            status = MAX(status, EXIT_INPUT);
+            status = MAX(status, MS_EXIT_INPUT);
         } else if (!j->capture->transfers->len) {
             if (!opt_quiet)
-                error("%s: no block-wise transfer found%s", j->capture->file,
+                ms_say("%s: no block-wise transfer found%s", j->capture->file,
                       opt_meter || opt_filter ? " that --meter and --display-filter keep" : "");
         } else if (c->undecrypted_frames && !opt_quiet) {
-            error("%s: note: %u of %u secured frames could not be decrypted; transfers in them are missing",
+            ms_say("%s: note: %u of %u secured frames could not be decrypted; transfers in them are missing",
                   j->capture->file, c->undecrypted_frames, c->secured_frames);
         }
     }
@@ -373,24 +361,17 @@ static int check_results(job_t *jobs, guint n)
 
 static gboolean write_report(ms_format_t fmt, ms_analysis_t *a, guint n)
 {
-    FILE *out = opt_output ? g_fopen(opt_output, "w") : stdout;
+    FILE *out = ms_output_open(opt_output);
 
-    if (!out) {
-        error("cannot write %s: %s", opt_output, g_strerror(errno));
+    if (!out)
         return FALSE;
-    }
     if (fmt == FMT_CSV)
         ms_report_csv(out, a, n);
     else if (fmt == FMT_JSON)
         ms_report_json(out, a, n);
     else
         ms_report_table(out, a, n);
-    gboolean ok = fflush(out) == 0 && !ferror(out);
-    if (out != stdout)
-        ok = (fclose(out) == 0) && ok;
-    if (!ok)
-        error("cannot write %s: %s", opt_output ? opt_output : "the report", g_strerror(errno));
-    return ok;
+    return ms_output_close(out, opt_output);
 }
 
 static void write_plots(ms_analysis_t *a, guint n, int *status)
@@ -399,13 +380,13 @@ static void write_plots(ms_analysis_t *a, guint n, int *status)
     char **files = ms_plots_write(opt_plot, a, n, &err);
 
     if (!files) {
-        error("plots: %s", err->message);
+        ms_say("plots: %s", err->message);
         g_error_free(err);
-        *status = MAX(*status, EXIT_INPUT);
+        *status = MAX(*status, MS_EXIT_INPUT);
         return;
     }
     if (!opt_quiet)
-        error("plots written to %s: %u files", opt_plot, g_strv_length(files));
+        ms_say("plots written to %s: %u files", opt_plot, g_strv_length(files));
     g_strfreev(files);
 }
 
@@ -430,30 +411,30 @@ int main(int argc, char **argv)
     if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
         /* GOption's message names the argument as given: one line, cut. */
         char *message = ms_printable(err->message, 200);
-        error("%s (try --help)", message);
+        ms_say("%s (try --help)", message);
         g_free(message);
         g_error_free(err);
         g_option_context_free(ctx);
-        return EXIT_USAGE;
+        return MS_EXIT_USAGE;
     }
     g_option_context_free(ctx);
     if (opt_version) {
         printf("meterscope " METERSCOPE_VERSION "\n");
-        return EXIT_REPORT;
+        return MS_EXIT_REPORT;
     }
     char *bad = check_options(&fmt);
     if (bad) {
-        error("%s", bad);
+        ms_say("%s", bad);
         g_free(bad);
-        return EXIT_USAGE;
+        return MS_EXIT_USAGE;
     }
     /* From the first tshark on: a signal stops every one, removes the temporaries, writes no report. */
     ms_interrupt_catch();
     if (!ms_tshark_setup(&tshark, opt_tshark, opt_plugin, opt_filter, &err)) {
-        error("%s", err->message);
+        ms_say("%s", err->message);
         g_error_free(err);
         ms_tshark_cleanup(&tshark);
-        return EXIT_TSHARK;
+        return MS_EXIT_TSHARK;
     }
     add_prefs(&tshark);
     if (opt_vantages) {
@@ -501,7 +482,7 @@ int main(int argc, char **argv)
     }
     /* Stopped by a signal, the runs' messages would only tell of their stopping. */
     int stop = ms_interrupt_signal();
-    status = stop ? EXIT_REPORT : check_results(jobs, n);
+    status = stop ? MS_EXIT_REPORT : check_results(jobs, n);
 
     /* The report covers every capture that gave records (partial ones too). */
     ms_analysis_t *a = g_new0(ms_analysis_t, n);
@@ -518,14 +499,14 @@ int main(int argc, char **argv)
         na++;
     }
     /* The -o file is opened only here: a signal before leaves it as it was. */
-    if (na && status != EXIT_USAGE && status != EXIT_TSHARK && !(stop = ms_interrupt_commit())) {
+    if (na && status != MS_EXIT_USAGE && status != MS_EXIT_TSHARK && !(stop = ms_interrupt_commit())) {
         if (!write_report(fmt, a, na))
-            status = MAX(status, EXIT_INPUT);
+            status = MAX(status, MS_EXIT_INPUT);
         else if (opt_plot)
             write_plots(a, na, &status);
     }
     if (stop) {
-        error("stopped by %s: the tshark runs were ended, no report written", ms_interrupt_name(stop));
+        ms_say("stopped by %s: the tshark runs were ended, no report written", ms_interrupt_name(stop));
         status = 128 + stop;
     }
 
