@@ -407,8 +407,7 @@ static gboolean start_part(live_t *lv, const ms_tshark_t *t, const GPtrArray *ar
 {
     GSubprocessLauncher *l = launcher(G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, errpath);
 
-    ms_tshark_environment(t, l);
-    part->tshark = ms_children_spawn(l, (const char *const *)argv->pdata, err);
+    part->tshark = ms_tshark_spawn(t, l, argv, err);
     g_object_unref(l);
     if (!part->tshark)
         return FALSE;

@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <json-glib/json-glib.h>
+#include "json_print.h"
 #include "eta.h"
 #include "live_view.h"
 #include "duration_text.h"
@@ -172,16 +173,8 @@ static void add_number(JsonBuilder *b, const char *name, double v, gboolean none
 
 static void json_line(ms_live_view_t *v, JsonBuilder *b)
 {
-    JsonGenerator *g = json_generator_new();
-    JsonNode *root = json_builder_get_root(b);
-
-    json_generator_set_root(g, root);
-    char *text = json_generator_to_data(g, NULL);
-    fprintf(v->out, "%s\n", text);
+    ms_json_print(v->out, b, FALSE);
     fflush(v->out);
-    g_free(text);
-    json_node_unref(root);
-    g_object_unref(g);
 }
 
 static JsonBuilder *json_start(const ms_live_view_t *v, const char *event, const live_transfer_t *x)

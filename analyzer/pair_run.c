@@ -1,16 +1,14 @@
 /* pair_run.c: the two-vantage mode (pair_run.h).
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <glib/gstdio.h>
 #include "interrupt.h"
+#include "output_sink.h"
 #include "pair_run.h"
 #include "report_pair.h"
 #include "vantage_pair.h"
 
-enum { EXIT_REPORT = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_TSHARK = 3 };
 /* The near vantage point: a sniffer's (radio) or an IP capture on the
  * meter's side (meter); the far one: the gateway's. */
 static const char *const names[3] = { "radio", "gateway", "meter" };
@@ -46,80 +44,61 @@ char *ms_pair_check_args(char **vantages)
     return NULL;
 }
 
-static void say(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-static void say(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fputs("meterscope: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
 static gboolean write_out(const char *output, ms_format_t fmt, const ms_vantage_t *r, const ms_vantage_t *g,
                           const ms_pair_t *p)
 {
-    FILE *out = output ? g_fopen(output, "w") : stdout;
+    FILE *out = ms_output_open(output);
 
-    if (!out) {
-        say("cannot write %s: %s", output, g_strerror(errno));
+    if (!out)
         return FALSE;
-    }
     ms_report_pair(out, fmt, r, g, p);
-    gboolean ok = fflush(out) == 0 && !ferror(out);
-    if (out != stdout)
-        ok = (fclose(out) == 0) && ok;
-    if (!ok)
-        say("cannot write %s: %s", output ? output : "the report", g_strerror(errno));
-    return ok;
+    return ms_output_close(out, output);
 }
 
 int ms_pair_run(const ms_tshark_t *t, char **vantages, ms_format_t fmt, const char *output, gboolean quiet)
 {
     ms_vantage_t *v[2] = { NULL, NULL };
-    int status = EXIT_REPORT, stop;
+    int status = MS_EXIT_REPORT, stop;
 
-    for (int k = 0; k < 2 && status == EXIT_REPORT; k++) {
+    for (int k = 0; k < 2 && status == MS_EXIT_REPORT; k++) {
         const char *name = k == 0 && !file_of(vantages, names[0]) ? names[2] : names[k];
         const char *file = file_of(vantages, name);
         char *message = NULL;
         if (!ms_capture_file_ok(file, &message)) {
-            say("--vantage %s: %s", name, message);
+            ms_say("--vantage %s: %s", name, message);
             g_free(message);
-            status = EXIT_INPUT;
+            status = MS_EXIT_INPUT;
             break;
         }
         v[k] = ms_vantage_new(name, file);
         ms_run_status_t run = ms_vantage_read(t, v[k], &message);
         if (message && !ms_interrupt_signal())
-            say("--vantage %s: %s", name, message);
+            ms_say("--vantage %s: %s", name, message);
         g_free(message);
         if (run != RUN_OK)
-            status = run == RUN_INPUT_ERROR ? EXIT_INPUT : run == RUN_USAGE_ERROR ? EXIT_USAGE : EXIT_TSHARK;
+            status = run == RUN_INPUT_ERROR ? MS_EXIT_INPUT : run == RUN_USAGE_ERROR ? MS_EXIT_USAGE : MS_EXIT_TSHARK;
     }
     if ((stop = ms_interrupt_signal()))
         goto stopped;
-    if (status == EXIT_REPORT) {
+    if (status == MS_EXIT_REPORT) {
         ms_pair_t p;
         char *why = NULL;
         if (!ms_pair_build(v[0], v[1], &p, &why)) {
-            say("%s", why);
-            status = EXIT_INPUT;
+            ms_say("%s", why);
+            status = MS_EXIT_INPUT;
         } else {
             if (!quiet && p.clock.bound_s > 0.5)
-                say("note: the clocks are aligned to within +-%.0f ms only: legs shorter than that are not measured",
+                ms_say("note: the clocks are aligned to within +-%.0f ms only: legs shorter than that are not measured",
                     p.clock.bound_s * 1e3);
             if ((stop = ms_interrupt_commit()) == 0 && !write_out(output, fmt, v[0], v[1], &p))
-                status = EXIT_INPUT;
+                status = MS_EXIT_INPUT;
         }
         g_free(why);
         ms_pair_clear(&p);
     }
 stopped:
     if (stop) {
-        say("stopped by %s: the tshark runs were ended, no report written", ms_interrupt_name(stop));
+        ms_say("stopped by %s: the tshark runs were ended, no report written", ms_interrupt_name(stop));
         status = 128 + stop;
     }
     ms_vantage_free(v[0]);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include <json-glib/json-glib.h>
+#include "json_print.h"
 #include "report.h"
 
 /* A column's value as text; "" for "none". */
@@ -304,15 +305,6 @@ void ms_report_json(FILE *out, ms_analysis_t *a, guint n)
     json_builder_end_array(b);
     json_builder_end_object(b);
 
-    JsonGenerator *g = json_generator_new();
-    JsonNode *root = json_builder_get_root(b);
-    json_generator_set_root(g, root);
-    json_generator_set_pretty(g, TRUE);
-    char *text = json_generator_to_data(g, NULL);
-    fputs(text, out);
-    fputc('\n', out);
-    g_free(text);
-    json_node_unref(root);
-    g_object_unref(g);
+    ms_json_print(out, b, TRUE);
     g_object_unref(b);
 }

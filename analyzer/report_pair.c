@@ -3,6 +3,7 @@
  */
 #include <math.h>
 #include <json-glib/json-glib.h>
+#include "json_print.h"
 #include "report_pair.h"
 
 static const char *const dir_names[2] = { "up", "down" };
@@ -168,16 +169,7 @@ static void write_json(FILE *out, const ms_vantage_t *radio, const ms_vantage_t 
     }
     json_builder_end_array(b);
     json_builder_end_object(b);
-    JsonGenerator *g = json_generator_new();
-    JsonNode *root = json_builder_get_root(b);
-    json_generator_set_root(g, root);
-    json_generator_set_pretty(g, TRUE);
-    char *text = json_generator_to_data(g, NULL);
-    fputs(text, out);
-    fputc('\n', out);
-    g_free(text);
-    json_node_unref(root);
-    g_object_unref(g);
+    ms_json_print(out, b, TRUE);
     g_object_unref(b);
 }
 

@@ -417,7 +417,9 @@ static ms_run_status_t classify(const ms_tshark_t *t, const char *file, int stat
     return RUN_OK;
 }
 
-GPtrArray *ms_tshark_argv(const ms_tshark_t *t, const char *file, const char *const *taps)
+/* Every run's start: the program, no name resolution, the file ("-": its
+ * standard input). */
+static GPtrArray *argv_start(const ms_tshark_t *t, const char *file)
 {
     GPtrArray *argv = g_ptr_array_new();
 
@@ -425,10 +427,23 @@ GPtrArray *ms_tshark_argv(const ms_tshark_t *t, const char *file, const char *co
     g_ptr_array_add(argv, "-n");
     g_ptr_array_add(argv, "-r");
     g_ptr_array_add(argv, (char *)file);
-    for (guint i = 0; i < t->prefs->len; i++) {
+    return argv;
+}
+
+/* Each preference as "-o PREF". */
+static void add_prefs(GPtrArray *argv, char *const *prefs, guint n)
+{
+    for (guint i = 0; i < n && prefs[i]; i++) {
         g_ptr_array_add(argv, "-o");
-        g_ptr_array_add(argv, g_ptr_array_index(t->prefs, i));
+        g_ptr_array_add(argv, prefs[i]);
     }
+}
+
+GPtrArray *ms_tshark_argv(const ms_tshark_t *t, const char *file, const char *const *taps)
+{
+    GPtrArray *argv = argv_start(t, file);
+
+    add_prefs(argv, (char *const *)t->prefs->pdata, t->prefs->len);
     /* With a filter, two passes: a frame's fields that only later frames
      * decide (meter.frag.incomplete, a retransmission's cause) are set in
      * the second, where the tap's filter is applied. */
@@ -445,25 +460,65 @@ GPtrArray *ms_tshark_argv(const ms_tshark_t *t, const char *file, const char *co
     return argv;
 }
 
+GPtrArray *ms_tshark_fields_argv(const ms_tshark_t *t, const char *file, const char *const *prefs,
+                                 const char *const *fields)
+{
+    static const char *const layout[] = { "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
+                                          "-E", "aggregator=,", "-E", "quote=n", NULL };
+    GPtrArray *argv = argv_start(t, file);
+
+    add_prefs(argv, (char *const *)prefs, G_MAXUINT);
+    /* GeoIP off: 4.0's MaxMind lookup of an IPv6 field crashes when its
+     * resolver has no database (seen with -T fields and HOME unreadable);
+     * 4.4 and later refuse those preferences as obsolete (4.2, not tried,
+     * is taken to be as 4.4). The Wireshark this is built for tells. */
+#if WS_HAS_GEOIP_PREFS
+    static const char *const geoip_off[] = { "ip.use_geoip:FALSE", "ipv6.use_geoip:FALSE", NULL };
+    add_prefs(argv, (char *const *)geoip_off, G_MAXUINT);
+#endif
+    add_prefs(argv, (char *const *)t->prefs->pdata, t->prefs->len);
+    for (guint i = 0; layout[i]; i++)
+        g_ptr_array_add(argv, (char *)layout[i]);
+    for (guint i = 0; fields[i]; i++) {
+        g_ptr_array_add(argv, "-e");
+        g_ptr_array_add(argv, (char *)fields[i]);
+    }
+    g_ptr_array_add(argv, NULL);
+    return argv;
+}
+
+GSubprocess *ms_tshark_spawn(const ms_tshark_t *t, GSubprocessLauncher *l, const GPtrArray *argv, GError **err)
+{
+    ms_tshark_environment(t, l);
+    return ms_children_spawn(l, (const char *const *)argv->pdata, err);
+}
+
+/* A run's end: waits for p, then how it ended and what it said. */
+static void wait_exit(GSubprocess *p, const char *errpath, ms_tshark_exit_t *x)
+{
+    g_subprocess_wait(p, NULL, NULL);
+    ms_children_forget(p);
+    x->code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
+    x->term_sig = g_subprocess_get_if_signaled(p) ? g_subprocess_get_term_sig(p) : 0;
+    x->errors = ms_tshark_errors(errpath);
+}
+
 ms_run_status_t ms_tshark_wait(const ms_tshark_t *t, const char *file, GSubprocess *p, const char *errpath,
                                ms_capture_t *out, char **message)
 {
+    ms_tshark_exit_t x;
+
     ms_capture_finish(out);
-    g_subprocess_wait(p, NULL, NULL);
-    ms_children_forget(p);
-    int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
-    int term_sig = g_subprocess_get_if_signaled(p) ? g_subprocess_get_term_sig(p) : 0;
-    char *errors = ms_tshark_errors(errpath);
-    ms_run_status_t status = classify(t, file, code, term_sig, errors, out, message);
-    g_free(errors);
+    wait_exit(p, errpath, &x);
+    ms_run_status_t status = classify(t, file, x.code, x.term_sig, x.errors, out, message);
+    g_free(x.errors);
     return status;
 }
 
-ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture_t *out, volatile gint *pid,
-                              char **message)
+ms_run_status_t ms_tshark_stream(const ms_tshark_t *t, const GPtrArray *argv, const ms_tshark_reader_t *r,
+                                 volatile gint *pid, char **message)
 {
     GSubprocessLauncher *l = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-    GPtrArray *argv = ms_tshark_argv(t, file, NULL);
     GError *err = NULL;
     char *errpath = NULL;
     int errfd = g_file_open_tmp("meterscope-tshark-XXXXXX.err", &errpath, &err);
@@ -474,29 +529,70 @@ ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture
         goto out;
     close(errfd);
     g_subprocess_launcher_set_stderr_file_path(l, errpath);
-    ms_tshark_environment(t, l);
-    GSubprocess *p = ms_children_spawn(l, (const char *const *)argv->pdata, &err);
+    GSubprocess *p = ms_tshark_spawn(t, l, argv, &err);
     if (!p)
         goto out;
-    g_atomic_int_set(pid, (gint)g_ascii_strtoll(g_subprocess_get_identifier(p), NULL, 10));
+    if (pid)
+        g_atomic_int_set(pid, (gint)g_ascii_strtoll(g_subprocess_get_identifier(p), NULL, 10));
     GDataInputStream *in = g_data_input_stream_new(g_subprocess_get_stdout_pipe(p));
     char *line;
     while ((line = g_data_input_stream_read_line(in, NULL, NULL, &err))) {
-        ms_capture_feed(out, line);
+        r->line(r->data, line);
         g_free(line);
     }
     g_object_unref(in);
-    status = ms_tshark_wait(t, file, p, errpath, out, message);
-    g_atomic_int_set(pid, 0);
+    /* The output is read to its end before tshark is waited for. */
+    r->finish(r->data);
+    ms_tshark_exit_t x;
+    wait_exit(p, errpath, &x);
+    status = r->classify(t, r->data, &x, message);
+    g_free(x.errors);
+    if (pid)
+        g_atomic_int_set(pid, 0);
     g_object_unref(p);
 out:
+    /* A read error shows only when the exit status told nothing. */
     if (err && !*message)
         *message = g_strdup_printf("cannot run %s: %s", t->tshark, err->message);
     g_clear_error(&err);
     if (errpath)
         g_unlink(errpath);
     g_free(errpath);
-    g_ptr_array_free(argv, TRUE);
     g_object_unref(l);
+    return status;
+}
+
+/* ms_tshark_run's reader: the plugin's records into a capture. */
+typedef struct {
+    const char   *file;
+    ms_capture_t *out;
+} capture_run_t;
+
+static void capture_line(void *data, const char *line)
+{
+    ms_capture_feed(((capture_run_t *)data)->out, line);
+}
+
+static void capture_finish(void *data)
+{
+    ms_capture_finish(((capture_run_t *)data)->out);
+}
+
+static ms_run_status_t capture_status(const ms_tshark_t *t, void *data, const ms_tshark_exit_t *x, char **message)
+{
+    capture_run_t *c = data;
+
+    return classify(t, c->file, x->code, x->term_sig, x->errors, c->out, message);
+}
+
+ms_run_status_t ms_tshark_run(const ms_tshark_t *t, const char *file, ms_capture_t *out, volatile gint *pid,
+                              char **message)
+{
+    capture_run_t c = { file, out };
+    const ms_tshark_reader_t r = { capture_line, capture_finish, capture_status, &c };
+    GPtrArray *argv = ms_tshark_argv(t, file, NULL);
+    ms_run_status_t status = ms_tshark_stream(t, argv, &r, pid, message);
+
+    g_ptr_array_free(argv, TRUE);
     return status;
 }

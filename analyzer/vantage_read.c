@@ -4,10 +4,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
-#include <glib/gstdio.h>
-#include <gio/gio.h>
-#include "children.h"
 #include "coap_header.h"
 #include "vantage_read.h"
 #include "radio_timing.h"
@@ -16,7 +12,7 @@ enum {
     F_NUMBER, F_TIME, F_SRC16, F_DST16, F_SEQ, F_ACK_TO, F_FRAGMENTS, F_IP_SRC, F_IP_DST, F_SPORT, F_DPORT,
     F_PAYLOAD, F_FRAG_SIZE, F_FRAG_OFFSET, N_FIELDS
 };
-static const char *const field_names[N_FIELDS] = {
+static const char *const field_names[N_FIELDS + 1] = {   /* NULL-terminated */
     "frame.number", "frame.time_epoch", "wpan.src16", "wpan.dst16", "wpan.seq_no", "wpan.ack_to",
     "6lowpan.fragment", "ipv6.src", "ipv6.dst", "udp.srcport", "udp.dstport", "udp.payload",
     "6lowpan.frag.size", "6lowpan.frag.offset",
@@ -349,83 +345,43 @@ void ms_vantage_finish(ms_vantage_t *v)
             g_array_append_val(v->partials, g_array_index(r->frag1s, ms_partial_t, i));
 }
 
+static void vantage_line(void *data, const char *line)
+{
+    ms_vantage_feed(data, line);
+}
+
+static void vantage_finish(void *data)
+{
+    ms_vantage_finish(data);
+}
+
+/* Stock fields only, so no plugin to miss and no option of its to refuse:
+ * a tshark that failed could not read the file. */
+static ms_run_status_t vantage_status(const ms_tshark_t *t, void *data, const ms_tshark_exit_t *x, char **message)
+{
+    const ms_vantage_t *v = data;
+
+    (void)t;
+    if (x->term_sig) {
+        *message = g_strdup_printf("%s: tshark was stopped by signal %d (%s) before it finished reading it", v->file,
+                                   x->term_sig, g_strsignal(x->term_sig));
+        return RUN_TSHARK_ERROR;
+    }
+    if (x->code != 0) {
+        /* tshark's own words: cannot open, not a capture, truncated. */
+        *message = g_strdup_printf("%s: %s", v->file, *x->errors ? x->errors : "tshark could not read it");
+        return RUN_INPUT_ERROR;
+    }
+    return RUN_OK;
+}
+
 ms_run_status_t ms_vantage_read(const ms_tshark_t *t, ms_vantage_t *v, char **message)
 {
-    GSubprocessLauncher *l = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-    GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
-    GError *err = NULL;
-    char *errpath = NULL;
-    int errfd = g_file_open_tmp("meterscope-tshark-XXXXXX.err", &errpath, &err);
-    ms_run_status_t status = RUN_TSHARK_ERROR;
+    static const char *const prefs[] = { "wpan.802154_ack_tracking:TRUE", NULL };
+    const ms_tshark_reader_t r = { vantage_line, vantage_finish, vantage_status, v };
+    GPtrArray *argv = ms_tshark_fields_argv(t, v->file, prefs, field_names);
+    ms_run_status_t status = ms_tshark_stream(t, argv, &r, NULL, message);
 
-    *message = NULL;
-    if (errfd < 0)
-        goto out;
-    close(errfd);
-    g_subprocess_launcher_set_stderr_file_path(l, errpath);
-    ms_tshark_environment(t, l);
-    const char *fixed[] = { t->tshark, "-n", "-r", v->file, "-o", "wpan.802154_ack_tracking:TRUE", NULL };
-    for (guint i = 0; fixed[i]; i++)
-        g_ptr_array_add(argv, g_strdup(fixed[i]));
-    /* GeoIP off: 4.0's MaxMind lookup of an IPv6 field crashes when its
-     * resolver has no database (seen with -T fields and HOME unreadable);
-     * 4.4 and later refuse those preferences as obsolete (4.2, not tried,
-     * is taken to be as 4.4). The Wireshark this is built for tells. */
-#if WS_HAS_GEOIP_PREFS
-    const char *geoip_off[] = { "-o", "ip.use_geoip:FALSE", "-o", "ipv6.use_geoip:FALSE", NULL };
-    for (guint i = 0; geoip_off[i]; i++)
-        g_ptr_array_add(argv, g_strdup(geoip_off[i]));
-#endif
-    for (guint i = 0; i < t->prefs->len; i++) {
-        g_ptr_array_add(argv, g_strdup("-o"));
-        g_ptr_array_add(argv, g_strdup(g_ptr_array_index(t->prefs, i)));
-    }
-    const char *fields[] = { "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,",
-                             "-E", "quote=n", NULL };
-    for (guint i = 0; fields[i]; i++)
-        g_ptr_array_add(argv, g_strdup(fields[i]));
-    for (guint i = 0; i < N_FIELDS; i++) {
-        g_ptr_array_add(argv, g_strdup("-e"));
-        g_ptr_array_add(argv, g_strdup(field_names[i]));
-    }
-    g_ptr_array_add(argv, NULL);
-
-    GSubprocess *p = ms_children_spawn(l, (const char *const *)argv->pdata, &err);
-    if (!p)
-        goto out;
-    GDataInputStream *in = g_data_input_stream_new(g_subprocess_get_stdout_pipe(p));
-    char *line;
-    while ((line = g_data_input_stream_read_line(in, NULL, NULL, &err))) {
-        ms_vantage_feed(v, line);
-        g_free(line);
-    }
-    g_object_unref(in);
-    ms_vantage_finish(v);
-    g_subprocess_wait(p, NULL, NULL);
-    ms_children_forget(p);
-    int code = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
-    int sig = g_subprocess_get_if_signaled(p) ? g_subprocess_get_term_sig(p) : 0;
-    g_object_unref(p);
-    char *errors = ms_tshark_errors(errpath);
-    if (sig) {
-        *message = g_strdup_printf("%s: tshark was stopped by signal %d (%s) before it finished reading it", v->file,
-                                   sig, g_strsignal(sig));
-    } else if (code != 0) {
-        /* tshark's own words: cannot open, not a capture, truncated. */
-        *message = g_strdup_printf("%s: %s", v->file, *errors ? errors : "tshark could not read it");
-        status = RUN_INPUT_ERROR;
-    } else {
-        status = RUN_OK;
-    }
-    g_free(errors);
-out:
-    if (err && !*message)
-        *message = g_strdup_printf("cannot run %s: %s", t->tshark, err->message);
-    g_clear_error(&err);
-    if (errpath)
-        g_unlink(errpath);
-    g_free(errpath);
     g_ptr_array_free(argv, TRUE);
-    g_object_unref(l);
     return status;
 }
