@@ -133,7 +133,7 @@ static void note_timestamps(const char *file, const ms_counts_t *c)
         ms_say("%s: note: %u frames are stamped before 1970 or after 9999: their times were not used "
               "(meter.time.out_of_range)", file, c->timestamps_out_of_range);
     /* The plugin retimes what it read before the stamps told, unless they
-     * told only after thousands of frames (core/ota_track.c, "one read"). */
+     * told only after thousands of frames (core/ota_track_entry.c, "one read"). */
     if (c->timestamps && strcmp(c->timestamps, "start") == 0 && c->timestamp_early_messages > 0)
         ms_say("%s: note: the stamps mark frame starts, which the capture told only after %u messages had been "
               "timed as if they marked their ends; for exact times give -O meter.ota.timestamps:start", file,
