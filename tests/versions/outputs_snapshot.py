@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""outputs_snapshot.py BUILD OUT_DIR: everything a user sees of meterscope on
+"""PYTHONPATH=tests/lib outputs_snapshot.py BUILD OUT_DIR: everything a user sees of meterscope on
 every committed capture and every real one in ../shared/captures-real, one
 file per capture and view in OUT_DIR, for `diff -r` between two revisions
 (a refactoring must leave every byte as it was):
