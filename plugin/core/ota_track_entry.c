@@ -97,12 +97,25 @@ static meter_wmem_cb_result_t destroy_copy_scope(wmem_allocator_t *parent _U_, w
     return FALSE;
 }
 
+static void start_copy_forget_counterparts(ota_start_copy_t *s);
+
+/* The counterparts and notes are GLib's, not the scope's: when the scope
+ * goes with them still there (a capture that ended before the stamps were
+ * told, a pass that never settled), they go too. t stays valid until then. */
+static meter_wmem_cb_result_t forget_counterparts(wmem_allocator_t *parent _U_, wmem_cb_event_t event _U_,
+                                                  void *t)
+{
+    start_copy_forget_counterparts(&((ota_track_t *)t)->start);
+    return FALSE;
+}
+
 static void start_copy_begin(ota_track_t *t)
 {
     ota_start_copy_t *s = &t->start;
 
     s->copy_scope = wmem_allocator_new(WMEM_ALLOCATOR_BLOCK);
     s->parent_cb = wmem_register_callback(s->parent, destroy_copy_scope, s->copy_scope);
+    wmem_register_callback(s->parent, forget_counterparts, t);
     s->copy = ota_track_new(s->copy_scope);
     s->copy->start.over = TRUE;
     ota_track_fix_time_base(s->copy, OTA_STAMP_START);
