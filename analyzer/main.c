@@ -49,43 +49,54 @@ static const struct {
     { "captures", captures_selected, ms_captures_run },    /* each capture read whole */
 };
 
-int main(int argc, char **argv)
+/* The run the options ask for; o is parsed here and cleared by the caller. */
+static int run(ms_options_t *o, int *argc, char ***argv)
 {
-    ms_options_t o;
     ms_tshark_t tshark = { 0 };
     GError *err = NULL;
     int status = MS_EXIT_USAGE;
 
-    ms_options_init(&o);
-    char *bad = ms_options_parse(&o, &argc, &argv);
+    char *bad = ms_options_parse(o, argc, argv);
     if (bad) {
         ms_say("%s", bad);
         g_free(bad);
         return MS_EXIT_USAGE;
     }
-    if (o.version) {
+    if (o->version) {
         printf("meterscope " METERSCOPE_VERSION "\n");
         return MS_EXIT_REPORT;
     }
-    if ((bad = ms_options_check(&o))) {
+    if ((bad = ms_options_check(o))) {
         ms_say("%s", bad);
         g_free(bad);
         return MS_EXIT_USAGE;
     }
     /* From the first tshark on: a signal stops every one, removes the temporaries, writes no report. */
     ms_interrupt_catch();
-    if (!ms_tshark_setup(&tshark, o.tshark, o.plugin, o.filter, &err)) {
+    if (!ms_tshark_setup(&tshark, o->tshark, o->plugin, o->filter, &err)) {
         ms_say("%s", err->message);
         g_error_free(err);
         ms_tshark_cleanup(&tshark);
         return MS_EXIT_TSHARK;
     }
-    ms_options_tshark_prefs(&o, &tshark);
+    ms_options_tshark_prefs(o, &tshark);
     for (guint i = 0; i < G_N_ELEMENTS(modes); i++)
-        if (modes[i].selected(&o)) {
-            status = modes[i].run(&o, &tshark);
+        if (modes[i].selected(o)) {
+            status = modes[i].run(o, &tshark);
             break;
         }
     ms_tshark_cleanup(&tshark);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    ms_options_t o;
+    int status;
+
+    ms_options_init(&o);
+    status = run(&o, &argc, &argv);
+    /* The options live on this stack: freed here, or LeakSanitizer sees them lost. */
+    ms_options_clear(&o);
     return status;
 }

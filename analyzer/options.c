@@ -16,6 +16,19 @@ void ms_options_init(ms_options_t *o)
     o->flash_us = 150;
 }
 
+void ms_options_clear(ms_options_t *o)
+{
+    char **texts[] = { &o->format, &o->output, &o->plot, &o->key, &o->meter,
+                       &o->filter, &o->tshark, &o->plugin, &o->iface };
+
+    for (guint i = 0; i < G_N_ELEMENTS(texts); i++)
+        g_free(*texts[i]);
+    g_strfreev(o->prefs);
+    g_strfreev(o->files);
+    g_strfreev(o->vantages);
+    ms_options_init(o);
+}
+
 /* The numeric options and the ranges they accept (docs/analyser.md): a
  * whole one goes into an int, a real one into a double (offsets in
  * ms_options_t, as GOption's callback gets the record, not the field). */

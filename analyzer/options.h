@@ -21,6 +21,8 @@ typedef struct {
 
 /* The defaults (before parsing). */
 void  ms_options_init(ms_options_t *o);
+/* Frees what parsing allocated; o is then as ms_options_init left it. */
+void  ms_options_clear(ms_options_t *o);
 /* Parses the command line into o: NULL, or the usage error to print. */
 char *ms_options_parse(ms_options_t *o, int *argc, char ***argv);
 /* Options that cannot work together: NULL (and o->fmt set), or why not. */
