@@ -25,15 +25,6 @@ static void fw_eo_reset(void)
         g_hash_table_remove_all(eo_lists);
 }
 
-/* The lists' index is ours (the entries are the listener's): it goes at
- * shutdown, before tshark unloads the plugin and its pointer with it. */
-static void fw_eo_shutdown(void)
-{
-    if (eo_lists)
-        g_hash_table_destroy(eo_lists);
-    eo_lists = NULL;
-}
-
 static char *eo_filename(const meter_fw_image_view_t *x, gboolean complete)
 {
     char *meter = x->meter->type != AT_NONE ? address_to_str(NULL, x->meter) : g_strdup("meter");
@@ -102,6 +93,5 @@ int meter_fw_export_register(int proto_meter)
     int proto_meter_fw_eo = proto_register_protocol_in_name_only("Meter firmware images", "Meter-FW",
                                                                  "meter-fw", proto_meter, FT_PROTOCOL);
 
-    register_shutdown_routine(fw_eo_shutdown);
     return register_export_object(proto_meter_fw_eo, fw_eo_packet, fw_eo_reset);
 }

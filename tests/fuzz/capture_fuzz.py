@@ -86,6 +86,12 @@ def mutants(rng, committed, tmp):
         yield label, out
 
 
+def leak_summary(stderr):
+    """LeakSanitizer's last line ("... N byte(s) leaked in M allocation(s)."), or None."""
+    lines = [line for line in stderr.splitlines() if "leaked in" in line and line.startswith("SUMMARY")]
+    return lines[-1] if lines else None
+
+
 def run(sandbox, so, capture, extra):
     try:
         res = subprocess.run([sandbox, so, "-n", "-r", capture] + PREFS + extra, capture_output=True, text=True,
@@ -93,6 +99,18 @@ def run(sandbox, so, capture, extra):
     except subprocess.TimeoutExpired:
         return "hang (over 120 s)"
     report = [line for line in res.stderr.splitlines() if any(m in line for m in REPORT_MARKS)]
+    leaked = leak_summary(res.stderr)
+    if report and leaked and all("LeakSanitizer" in line or "leaked in" in line for line in report):
+        # Wireshark's own dissectors leak on some broken input (seen on 4.4:
+        # arrays a 6LoWPAN/802.15.4 path makes and drops). The same run
+        # without the plugin (no .so in the sandbox's plugin folder) leaking
+        # exactly as much says the leak is Wireshark's, not the plugin's.
+        stock = subprocess.run([sandbox, "/dev/null", "-n", "-r", capture] + PREFS +
+                               [a for a in extra if not a.startswith("meter")][:1], capture_output=True, text=True,
+                               timeout=120)
+        if leak_summary(stock.stderr) == leaked:
+            print("note  Wireshark's own leak, the same without the plugin: %s" % leaked)
+            return None
     if report:
         return "sanitizer: " + report[0]
     if res.returncode < 0 or res.returncode >= 128:

@@ -38,12 +38,30 @@ def check(cond, what):
         failures.append(what)
 
 
-def tshark(sandbox, so, capture, truth, args):
+def tshark(sandbox, so, capture, truth, args, env=None):
     cmd = [sandbox, so, "-n", "-r", capture]
     for pref in truth.get("wireshark_prefs", []):
         cmd += ["-o", pref]
     cmd += ["-o", "meter.fw.pubkey:" + truth["firmware_pubkey"]]
-    return subprocess.run(cmd + args, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(cmd + args, check=True, capture_output=True, text=True, env=env).stdout
+
+
+def export_objects_env():
+    """The environment for tshark --export-objects. tshark's own lists of
+    exported objects (ui/cli/tap-exportobject.c, exportobject_handler) are
+    never freed; 4.0 keeps them reachable to its exit, 4.4 and later drop
+    them when they remove their tap listeners, so in the sanitizer build
+    LeakSanitizer reports them, and every entry a dissector handed over,
+    as lost. tshark is stripped and its stack ends at g_malloc: no
+    suppression can name it. There, leaks go unchecked for this one run
+    (the plugin's Export Objects code still runs under ASan, and its leaks
+    are checked on 4.0)."""
+    env = dict(os.environ)
+    minor = subprocess.run([os.path.join(os.path.dirname(__file__), "..", "tshark-minor")],
+                           capture_output=True, text=True).stdout.strip()
+    if "ASAN_OPTIONS" in env and minor and tuple(int(x) for x in minor.split(".")) >= (4, 4):
+        env["ASAN_OPTIONS"] += ":detect_leaks=0"
+    return env
 
 
 def fields(sandbox, so, capture, truth, names, flt, two_pass=False):
@@ -136,7 +154,7 @@ def check_firmware(sandbox, so, capture, truth):
     check(len(good) == len(rows), "SHA-256 status good on every completed image")
     with tempfile.TemporaryDirectory() as out:
         os.chmod(out, 0o777)
-        tshark(sandbox, so, capture, truth, ["-q", "--export-objects", "meter-fw," + out])
+        tshark(sandbox, so, capture, truth, ["-q", "--export-objects", "meter-fw," + out], env=export_objects_env())
         files = sorted(glob.glob(os.path.join(out, "*")))
         whole = [f for f in files if not f.endswith(".partial")]
         digests = []
