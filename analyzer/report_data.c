@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include <json-glib/json-glib.h>
+#include "json_number.h"
 #include "json_print.h"
 #include "report.h"
 
@@ -84,25 +85,6 @@ void ms_report_csv(FILE *out, ms_analysis_t *a, guint n)
         }
 }
 
-/* A number json-glib writes as JSON. It writes a double with
- * g_ascii_dtostr and appends ".0" when that has no point, so 1e17 comes
- * out "1e+17.0", which no parser reads (json-glib 1.6 and its own parser
- * included). Such a value goes in as the integer it is, else (a tiny one,
- * 1e-300) one step towards 0, a change of 1 part in 2^52. */
-static void json_add_number(JsonBuilder *b, double v)
-{
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-    while (isfinite(v) && strchr(g_ascii_dtostr(buf, sizeof buf, v), 'e') && !strchr(buf, '.')) {
-        if (v == floor(v) && fabs(v) < 9e18) {
-            json_builder_add_int_value(b, (gint64)v);
-            return;
-        }
-        v = nextafter(v, 0);
-    }
-    json_builder_add_double_value(b, v);
-}
-
 static void json_column(JsonBuilder *b, const ms_transfer_t *x, const meter_column_t *col)
 {
     const void *at = (const char *)&x->rec + col->offset;
@@ -128,7 +110,7 @@ static void json_column(JsonBuilder *b, const ms_transfer_t *x, const meter_colu
         if (col->optional && *(const double *)at < 0)
             json_builder_add_null_value(b);
         else
-            json_add_number(b, *(const double *)at);
+            json_number_add(b, *(const double *)at);
         break;
     }
 }
@@ -148,7 +130,7 @@ static void json_transfer(JsonBuilder *b, const ms_transfer_t *x)
         const char *column = meter_split_parts[k].column;
         char *name = g_strndup(column + 5, strlen(column) - 7);   /* "air", ... */
         json_builder_set_member_name(b, name);
-        json_add_number(b, x->rec.duration_s > 0 ? 100 * meter_split_value(&x->rec, k) / x->rec.duration_s : 0);
+        json_number_add(b, x->rec.duration_s > 0 ? 100 * meter_split_value(&x->rec, k) / x->rec.duration_s : 0);
         g_free(name);
     }
     json_builder_end_object(b);
@@ -169,7 +151,7 @@ static void json_transfer(JsonBuilder *b, const ms_transfer_t *x)
 static void json_member_double(JsonBuilder *b, const char *name, double v)
 {
     json_builder_set_member_name(b, name);
-    json_add_number(b, v);
+    json_number_add(b, v);
 }
 
 static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
@@ -202,7 +184,7 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
     json_member_double(b, "first_frame_loss", r->first_frame_loss);
     json_builder_set_member_name(b, "later_frame_loss");
     if (r->later_frame_loss >= 0)
-        json_add_number(b, r->later_frame_loss);
+        json_number_add(b, r->later_frame_loss);
     else
         json_builder_add_null_value(b);
     json_member_double(b, "added_frame_loss", r->added_frame_loss);
@@ -234,7 +216,7 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
         json_member_double(b, "rate_Bps", r->rate_Bps[szx]);
         json_builder_set_member_name(b, "duration_s");
         if (r->duration_s[szx] >= 0)
-            json_add_number(b, r->duration_s[szx]);
+            json_number_add(b, r->duration_s[szx]);
         else
             json_builder_add_null_value(b);
         json_builder_end_object(b);

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <math.h>
 #include <string.h>
+#include "json_number.h"
 #include "truth_json.h"
 
 static void key(JsonBuilder *b, const char *k)
@@ -47,33 +48,12 @@ void tj_int_or_null(JsonBuilder *b, const char *k, gint64 v, gboolean present)
         tj_null(b, k);
 }
 
-/* json-glib writes a double as its "%.17g" and adds ".0" when that has no
- * point; json-glib 1.6 adds it after an exponent too ("1e-10.0", which no
- * parser reads) where 1.8 and later do not. So that every version writes
- * the same valid file, a double whose "%.17g" has an exponent and no point
- * goes in as the integer it is, or, when it is not one (a parameter such as
- * 1e-10), as the next double towards zero, one part in 2^52 off, which has
- * a point. */
-static void add_double(JsonBuilder *b, double v)
-{
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-    while (isfinite(v) && strchr(g_ascii_dtostr(buf, sizeof buf, v), 'e') && !strchr(buf, '.')) {
-        if (v == floor(v) && fabs(v) < 9e18) {
-            json_builder_add_int_value(b, (gint64)v);
-            return;
-        }
-        v = nextafter(v, 0);
-    }
-    json_builder_add_double_value(b, v);
-}
-
 void tj_fixed6(JsonBuilder *b, const char *k, double v)
 {
     char buf[512];   /* "%.6f" of the largest double: 309 digits and 7 more */
 
     key(b, k);
-    add_double(b, g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, "%.6f", v), NULL));
+    json_number_add(b, g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, "%.6f", v), NULL));
 }
 
 void tj_exact(JsonBuilder *b, const char *k, double v)
@@ -82,7 +62,7 @@ void tj_exact(JsonBuilder *b, const char *k, double v)
     if (v == floor(v) && fabs(v) < 1e17)
         json_builder_add_int_value(b, (gint64)v);
     else
-        add_double(b, v);
+        json_number_add(b, v);
 }
 
 void tj_time(JsonBuilder *b, const char *k, gint64 us)
