@@ -115,7 +115,13 @@
     X(frames_missed_estimate, U32, REQ, \
       "frames of the transfer the sniffer missed, estimated: the share of its senders' frame numbers no captured frame carried, applied to the frames it captured; at least `frames_missed_by_sniffer` (added within version 2)") \
     X(frames_missed_high, U32, REQ, \
-      "the high end of that estimate's 99% range: `requests`, `retransmissions`, `rerequests`, `mac_retries` and `datagram_copies` count what was captured and are at most this much too low (added within version 2)")
+      "the high end of that estimate's 99% range: `requests`, `retransmissions`, `rerequests`, `mac_retries` and `datagram_copies` count what was captured and are at most this much too low (added within version 2)") \
+    X(polls, U32, REQ, \
+      "the meter's Data Requests (a sleepy meter's polls) captured while the transfer went on (added within version 2)") \
+    X(poll_period_s, DBL, OPT, \
+      "the median time between two of them: the poll period during the transfer; empty with fewer than two (added within version 2)") \
+    X(retransmit_after_median_s, DBL, OPT, \
+      "median time from a request's first transmission to its first retransmission: ACK_TIMEOUT times the random factor the meter drew; empty if none was retransmitted (added within version 2)")
 
 /* A point of a transfer's progress, for plots. */
 #define METER_PROGRESS_COLUMNS(X) \

@@ -541,14 +541,12 @@ static guint32 count_gaps(ota_track_t *t, wmem_map_t *by_meter)
     return all;
 }
 
-/* The frames of x the sniffer missed, estimated (miss_estimate.h): its
- * frames captured are those of its copies and their ACKs (air_frames), and
- * the meter's polls and their ACKs while it went on. */
-static void estimate_missed(const ota_track_t *t, ota_transfer_t *x, guint32 air_frames)
+/* The meter's polls of transfer x: its Data Requests, from the first one
+ * at or after the transfer's start (*from); NULL if it made none. */
+static wmem_array_t *transfer_polls(const ota_track_t *t, const ota_transfer_t *x, guint *from)
 {
     wmem_array_t *polls = x->meter_link ? (wmem_array_t *)wmem_map_lookup(t->polls, &x->meter_link) : NULL;
-    guint32 captured = air_frames + x->frames_captured_unlogged, acks = x->acks_matched;
-    guint n = polls ? wmem_array_get_count(polls) : 0, lo = 0, hi = n;
+    guint lo = 0, hi = polls ? wmem_array_get_count(polls) : 0;
 
     /* In frame order, which is time order but for a host's jitter. */
     while (lo < hi) {
@@ -558,6 +556,46 @@ static void estimate_missed(const ota_track_t *t, ota_transfer_t *x, guint32 air
         else
             hi = mid;
     }
+    *from = lo;
+    return polls;
+}
+
+/* How often the meter polled while x went on: its Data Requests and the
+ * median time between two of them (what a shorter or longer poll period
+ * would change: docs/recommendation.md). */
+static void count_polls(const ota_track_t *t, ota_transfer_t *x, wmem_allocator_t *tmp)
+{
+    guint from, n;
+    wmem_array_t *polls = transfer_polls(t, x, &from);
+    wmem_array_t *gaps = wmem_array_new(tmp, sizeof(gint64));
+    gint64 prev = -1;
+
+    n = polls ? wmem_array_get_count(polls) : 0;
+    x->rec.polls = 0;
+    for (guint i = from; i < n; i++) {
+        const ota_poll_t *p = (const ota_poll_t *)wmem_array_index(polls, i);
+        if (p->start_us > x->last_us)
+            break;
+        x->rec.polls++;
+        if (prev >= 0 && p->start_us > prev) {
+            gint64 gap = p->start_us - prev;
+            wmem_array_append_one(gaps, gap);
+        }
+        prev = p->start_us;
+    }
+    x->rec.poll_period_s = ota_quantile_s(gaps, 0.5);
+}
+
+/* The frames of x the sniffer missed, estimated (miss_estimate.h): its
+ * frames captured are those of its copies and their ACKs (air_frames), and
+ * the meter's polls and their ACKs while it went on. */
+static void estimate_missed(const ota_track_t *t, ota_transfer_t *x, guint32 air_frames)
+{
+    guint lo, n;
+    wmem_array_t *polls = transfer_polls(t, x, &lo);
+    guint32 captured = air_frames + x->frames_captured_unlogged, acks = x->acks_matched;
+
+    n = polls ? wmem_array_get_count(polls) : 0;
     for (guint i = lo; i < n; i++) {
         const ota_poll_t *p = (const ota_poll_t *)wmem_array_index(polls, i);
         if (p->start_us > x->last_us)
@@ -750,6 +788,7 @@ void ota_finalize_all(ota_track_t *t, double stall_s)
                 ota_mark_spurious(t, o, late_delay);
         }
         estimate_missed(t, x, air_at[i].n + air_at[i].untied);
+        count_polls(t, x, tmp);
         GArray *air_spans = transfer_air_spans(t, slot_of, i, &air_at[i]);
         ota_finalize_transfer(t, x, air_spans, (wmem_array_t *)wmem_map_lookup(polls_by_xfer, x), stall_s);
         g_array_free(air_spans, TRUE);

@@ -170,7 +170,7 @@ void ota_finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *air_
     meter_transfer_record_t *s = &x->rec;
     wmem_allocator_t *tmp = wmem_allocator_new(WMEM_ALLOCATOR_BLOCK);
     wmem_array_t *rf = wmem_array_new(tmp, sizeof(gint64)), *rl = wmem_array_new(tmp, sizeof(gint64));
-    wmem_array_t *ta = wmem_array_new(tmp, sizeof(gint64));
+    wmem_array_t *ta = wmem_array_new(tmp, sizeof(gint64)), *rx_after = wmem_array_new(tmp, sizeof(gint64));
     wmem_array_t *req_spans = wmem_array_new(tmp, sizeof(gint64)), *resp_spans = wmem_array_new(tmp, sizeof(gint64));
     wmem_array_t *taken = wmem_array_new(tmp, sizeof(gint64));
     wmem_map_t *taken_at = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
@@ -221,6 +221,10 @@ void ota_finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *air_
         }
         s->requests += nr;
         s->retransmissions += nr - 1;
+        if (nr > 1) {
+            gint64 after = o->rounds.at[1].first_us - o->rounds.at[0].first_us;
+            wmem_array_append_one(rx_after, after);
+        }
         for (guint k = 1; k < nr; k++)
             s->spurious_retransmissions += round_spurious(o, k);
         gboolean new_block = !wmem_map_contains(requested, GUINT_TO_POINTER(o->offset + 1));
@@ -302,6 +306,7 @@ void ota_finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *air_
     s->turnaround_p95_s = ota_quantile_s(ta, 0.95);
     s->request_span_s = ota_quantile_s(req_spans, 0.5);
     s->response_span_s = ota_quantile_s(resp_spans, 0.5);
+    s->retransmit_after_median_s = ota_quantile_s(rx_after, 0.5);
     /* On IP, the side the capture was taken on shows in which wait is
      * long: next to the meter a round trip, at the gateway the meter's
      * turn-around with the whole path behind it. */
