@@ -258,6 +258,7 @@ static int report_jobs(const ms_options_t *o, job_t *jobs, ms_job_progress_t *pr
             ms_capture_keep_meter(c, o->meter);
         a[na].capture = c;
         a[na].has_recommendation = ms_recommend(c, ms_recommend_basis(c), o->flash_us * 1e-6, &a[na].recommendation);
+        ms_analysis_advise(&a[na], o->flash_us * 1e-6);
         na++;
     }
     /* The -o file is opened only here: a signal before leaves it as it was. */
@@ -276,6 +277,8 @@ static int report_jobs(const ms_options_t *o, job_t *jobs, ms_job_progress_t *pr
         ms_capture_free(jobs[i].capture);
         g_free(jobs[i].message);
     }
+    for (guint i = 0; i < na; i++)
+        ms_analysis_clear_advice(&a[i]);
     g_free(a);
     g_free(jobs);
     g_free(progress);

@@ -58,7 +58,7 @@ const char *ms_turn_source_name(ms_turn_source_t s)
 /* Expected time waiting for timeouts per block when each exchange fails
  * with probability f: the k-th failure in a row waits timeout x 2^(k-1),
  * doubling up to MAX_RETRANSMIT times, then a new exchange starts over. */
-static double expected_wait(double f, double timeout)
+double ms_expected_wait(double f, double timeout)
 {
     double cycle = 0, fk = 1;
 
@@ -316,7 +316,7 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
     /* The first timeout that makes the model's wait equal the measured one
      * (RFC 7252's mean, 2.5 s, when nothing failed: then waits seen, such as
      * those inferred at a gateway, stay as they are). */
-    double unit = expected_wait(r->exchange_loss, 1);
+    double unit = ms_expected_wait(r->exchange_loss, 1);
     gboolean fits = unit > 0 && isfinite(unit);
     r->timeout_s = fits ? r->timeouts_s / unit : 2.5;
     r->size_bytes = x->size_hint >= 0 ? (double)x->size_hint : x->complete ? (double)x->bytes : -1;
@@ -332,7 +332,7 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
         double fail = 1 - (1 - r->exchange_loss) * pow(1 - MIN(r->added_frame_loss, 1.0), r->hops * (k - k0));
         fail = CLAMP(fail, 0, 1);
         double turn = MAX(0.0, r->turnaround_s + slope * ((double)b - x->block_size));
-        double wait = expected_wait(fail, r->timeout_s);
+        double wait = ms_expected_wait(fail, r->timeout_s);
         /* A frame fewer saves no more than a frame's share of the time the
          * blocks were on their way. */
         double per_frame = k < k0 ? MIN(r->frame_s, flight_per_frame) : r->frame_s;

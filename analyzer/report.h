@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "transfer.h"
 #include "recommend.h"
+#include "advice.h"
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } ms_format_t;
 
@@ -17,7 +18,12 @@ typedef struct {
     ms_capture_t       *capture;
     gboolean            has_recommendation;
     ms_recommendation_t recommendation;
+    ms_advice_t        *advice;           /* one per transfer, in the capture's order */
 } ms_analysis_t;
+
+/* Each transfer's advice (advice.h), and its freeing. */
+void ms_analysis_advise(ms_analysis_t *a, double flash_s_per_byte);
+void ms_analysis_clear_advice(ms_analysis_t *a);
 
 void ms_report_table(FILE *out, ms_analysis_t *a, guint n);
 void ms_report_csv(FILE *out, ms_analysis_t *a, guint n);

@@ -9,6 +9,7 @@
 #include "json_number.h"
 #include "json_print.h"
 #include "report.h"
+#include "report_advice.h"
 
 /* A column's value as text; "" for "none". */
 static char *column_text(const ms_transfer_t *x, const meter_column_t *col)
@@ -67,6 +68,8 @@ void ms_report_csv(FILE *out, ms_analysis_t *a, guint n)
         csv_cell(out, name, FALSE);
         g_free(name);
     }
+    for (guint k = 0; k < ms_report_csv_advice_n; k++)
+        csv_cell(out, ms_report_csv_advice_columns[k], FALSE);
     fputc('\n', out);
     for (guint i = 0; i < n; i++)
         for (guint t = 0; t < a[i].capture->transfers->len; t++) {
@@ -81,6 +84,11 @@ void ms_report_csv(FILE *out, ms_analysis_t *a, guint n)
                 csv_cell(out, g_ascii_formatd(buf, sizeof buf, "%.3f",
                                               x->rec.duration_s > 0 ? 100 * meter_split_value(&x->rec, k) / x->rec.duration_s : 0),
                          FALSE);
+            for (guint k = 0; k < ms_report_csv_advice_n; k++) {
+                char *v = a[i].advice ? ms_report_csv_advice_cell(&a[i].advice[t], k) : g_strdup("");
+                csv_cell(out, v, FALSE);
+                g_free(v);
+            }
             fputc('\n', out);
         }
 }
@@ -115,7 +123,7 @@ static void json_column(JsonBuilder *b, const ms_transfer_t *x, const meter_colu
     }
 }
 
-static void json_transfer(JsonBuilder *b, const ms_transfer_t *x)
+static void json_transfer(JsonBuilder *b, const ms_transfer_t *x, const ms_advice_t *advice)
 {
     const meter_column_t *cols = meter_transfer_schema.columns;
     const guint nc = meter_transfer_schema.n_columns;
@@ -145,6 +153,8 @@ static void json_transfer(JsonBuilder *b, const ms_transfer_t *x)
         json_builder_end_array(b);
     }
     json_builder_end_array(b);
+    if (advice)
+        ms_report_json_advice(b, advice);
     json_builder_end_object(b);
 }
 
@@ -275,7 +285,7 @@ void ms_report_json(FILE *out, ms_analysis_t *a, guint n)
         json_builder_set_member_name(b, "transfers");
         json_builder_begin_array(b);
         for (guint t = 0; t < c->transfers->len; t++)
-            json_transfer(b, g_ptr_array_index(c->transfers, t));
+            json_transfer(b, g_ptr_array_index(c->transfers, t), a[i].advice ? &a[i].advice[t] : NULL);
         json_builder_end_array(b);
         json_builder_set_member_name(b, "recommendation");
         if (a[i].has_recommendation)

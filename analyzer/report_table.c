@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "report.h"
+#include "report_advice.h"
 #include "duration_text.h"
 #include "utc_text.h"
 
@@ -292,6 +293,7 @@ void ms_report_table(FILE *out, ms_analysis_t *a, guint n)
         eta(out, c);
         if (a[i].has_recommendation)
             recommendation(out, &a[i].recommendation);
+        ms_report_table_advice(out, &a[i]);
     }
     if (n > 1)
         comparison(out, a, n);

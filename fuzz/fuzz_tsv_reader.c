@@ -182,11 +182,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         check_record(&meter_counts_schema, &c->counts);
         for (guint k = 0; k < G_N_ELEMENTS(flash_s_per_byte); k++) {
-            ms_analysis_t a = { c, FALSE, { 0 } };
+            ms_analysis_t a = { .capture = c };
             a.has_recommendation = ms_recommend(c, ms_recommend_basis(c), flash_s_per_byte[k], &a.recommendation);
             if (a.has_recommendation)
                 check_recommendation(&a.recommendation);
+            ms_analysis_advise(&a, flash_s_per_byte[k]);
             check_reports(&a);
+            ms_analysis_clear_advice(&a);
         }
         /* --meter, as main applies it: by address, whatever the text. */
         if (c->transfers->len) {

@@ -647,7 +647,7 @@ static void test_absurd_inputs(void)
 static void reports_of(const ms_transfer_t *x, const ms_recommendation_t *r, char **table, char **json)
 {
     ms_capture_t c = { .file = "test.pcap", .transfers = g_ptr_array_new() };
-    ms_analysis_t a = { &c, TRUE, *r };
+    ms_analysis_t a = { .capture = &c, .has_recommendation = TRUE, .recommendation = *r };
     size_t len;
     FILE *out;
 

@@ -529,7 +529,7 @@ static char *report(void (*write)(FILE *, ms_analysis_t *, guint), ms_capture_t 
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    ms_analysis_t a = { c, FALSE, { 0 } };
+    ms_analysis_t a = { .capture = c };
 
     write(out, &a, 1);
     fclose(out);
