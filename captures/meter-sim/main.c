@@ -39,12 +39,11 @@ static gboolean parse_hex_key(const char *hex, guint8 out[16])
 
 static char *scenario_help(void)
 {
-    guint n;
-    const scenario_t *s = scenario_list(&n);
+    const scenario_t *s;
     GString *h = g_string_new("Scenarios (--scenario):\n");
 
-    for (guint i = 0; i < n; i++)
-        g_string_append_printf(h, "  %-22s %s\n", s[i].name, s[i].summary);
+    for (guint i = 0; (s = scenario_nth(i)) != NULL; i++)
+        g_string_append_printf(h, "  %-22s %s\n", s->name, s->summary);
     g_string_append(h, "\nWrites FILE and FILE.truth.json (the ground truth; see docs/ground-truth.md).\n"
                        "Parameters given on the command line override the scenario's.");
     return g_string_free(h, FALSE);
@@ -79,6 +78,7 @@ int main(int argc, char **argv)
     if (scen) {
         scen->apply(&p);
         g_strlcpy(p.name, scen->name, sizeof(p.name));
+        p.injected_cause = scen->cause;
     }
 
     GOptionEntry entries[] = {

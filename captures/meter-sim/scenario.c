@@ -94,7 +94,7 @@ void sim_params_defaults(sim_params_t *p)
     p->block_gap_ms = 0;
 }
 
-static void set_szx(sim_params_t *p, int szx)
+void sim_params_set_szx(sim_params_t *p, int szx)
 {
     for (int i = 0; i < SIM_MAX_METERS; i++)
         p->fw_szx[i] = szx;
@@ -111,7 +111,7 @@ static void field(sim_params_t *p, int szx)
     p->do_history = FALSE;
     p->rtt_ms = 40;
     p->rtt_jitter_ms = 20;
-    set_szx(p, szx);
+    sim_params_set_szx(p, szx);
 }
 #define FIELD(n) static void apply_field##n(sim_params_t *p) { field(p, n); }
 FIELD(1) FIELD(2) FIELD(3) FIELD(4) FIELD(5) FIELD(6)
@@ -120,7 +120,7 @@ FIELD(1) FIELD(2) FIELD(3) FIELD(4) FIELD(5) FIELD(6)
 static void apply_multihop(sim_params_t *p)
 {
     p->hops = 3;
-    set_szx(p, 5);
+    sim_params_set_szx(p, 5);
 }
 
 static void apply_secure(sim_params_t *p)
@@ -176,14 +176,14 @@ static void apply_router(sim_params_t *p)
 
 static void apply_edge_szx7(sim_params_t *p)
 {
-    set_szx(p, 7);
+    sim_params_set_szx(p, 7);
     p->do_config = p->do_history = FALSE;
     p->image_size = 4096;
 }
 
 static void apply_edge_szx0_empty(sim_params_t *p)
 {
-    set_szx(p, 0);
+    sim_params_set_szx(p, 0);
     p->gw_szx0 = GW_SZX0_EMPTY;
     p->do_config = p->do_history = FALSE;
     p->image_size = 2048;
@@ -191,7 +191,7 @@ static void apply_edge_szx0_empty(sim_params_t *p)
 
 static void apply_edge_szx0_bad_option(sim_params_t *p)
 {
-    set_szx(p, 0);
+    sim_params_set_szx(p, 0);
     p->gw_szx0 = GW_SZX0_BAD_OPTION;
     p->do_config = p->do_history = FALSE;
     p->image_size = 2048;
@@ -199,7 +199,7 @@ static void apply_edge_szx0_bad_option(sim_params_t *p)
 
 static void apply_renegotiate(sim_params_t *p)
 {
-    set_szx(p, 6);
+    sim_params_set_szx(p, 6);
     p->gw_max_szx = 4;
     p->do_config = p->do_history = FALSE;
 }
@@ -212,9 +212,6 @@ static void apply_openthread(sim_params_t *p)
     p->poll_ms = 500;
 }
 
-/* Two meters at once on a three-hop path with background traffic: meter 0
- * loses its link for a while and resumes, meter 1 asks for 1024-byte blocks
- * and the gateway renegotiates to 256. */
 /* A slow backhaul: the round trip to the gateway (2-5 s) is longer than
  * ACK_TIMEOUT, so the meter retransmits requests whose answers are only
  * late, on a radio link that loses nothing. */
@@ -254,6 +251,9 @@ static void apply_repeat(sim_params_t *p)
     p->max_resumes = 0;
 }
 
+/* Two meters at once on a three-hop path with background traffic: meter 0
+ * loses its link for a while and resumes, meter 1 asks for 1024-byte blocks
+ * and the gateway renegotiates to 256. */
 static void apply_two_meters(sim_params_t *p)
 {
     p->hops = 3;
@@ -273,44 +273,51 @@ static void apply_two_meters(sim_params_t *p)
 }
 
 static const scenario_t SCENARIOS[] = {
-    { "default", "one sleepy meter: config, history, 12 kB image at SZX 4, bursty 5% loss", apply_default },
-    { "field-szx1", "field set: 512 kB image, SZX 1 (32-byte blocks)", apply_field1 },
-    { "field-szx2", "field set: 512 kB image, SZX 2 (64-byte blocks)", apply_field2 },
-    { "field-szx3", "field set: 512 kB image, SZX 3 (128-byte blocks)", apply_field3 },
-    { "field-szx4", "field set: 512 kB image, SZX 4 (256-byte blocks)", apply_field4 },
-    { "field-szx5", "field set: 512 kB image, SZX 5 (512-byte blocks)", apply_field5 },
-    { "field-szx6", "field set: 512 kB image, SZX 6 (1024-byte blocks)", apply_field6 },
-    { "multihop", "three mesh hops (mesh header on router links), SZX 5", apply_multihop },
-    { "secure", "Thread MAC security (AES-CCM*, MIC-32), two hops", apply_secure },
-    { "busy", "30 background nodes (MLE, uploads, other OTA), hidden terminals", apply_busy },
+    { "default", "one sleepy meter: config, history, 12 kB image at SZX 4, bursty 5% loss", apply_default, NULL },
+    { "field-szx1", "field set: 512 kB image, SZX 1 (32-byte blocks)", apply_field1, NULL },
+    { "field-szx2", "field set: 512 kB image, SZX 2 (64-byte blocks)", apply_field2, NULL },
+    { "field-szx3", "field set: 512 kB image, SZX 3 (128-byte blocks)", apply_field3, NULL },
+    { "field-szx4", "field set: 512 kB image, SZX 4 (256-byte blocks)", apply_field4, NULL },
+    { "field-szx5", "field set: 512 kB image, SZX 5 (512-byte blocks)", apply_field5, NULL },
+    { "field-szx6", "field set: 512 kB image, SZX 6 (1024-byte blocks)", apply_field6, NULL },
+    { "multihop", "three mesh hops (mesh header on router links), SZX 5", apply_multihop, NULL },
+    { "secure", "Thread MAC security (AES-CCM*, MIC-32), two hops", apply_secure, NULL },
+    { "busy", "30 background nodes (MLE, uploads, other OTA), hidden terminals", apply_busy, NULL },
     { "busy-field", "the field's busy network: 2 hops, 30 nodes (half hidden) reporting every ~10 s, 32 KiB image, 10 min bound",
-      apply_busy_field },
-    { "bernoulli", "independent 5% frame loss, no meter drops", apply_bernoulli },
-    { "router", "a non-sleepy meter; the gateway sends 20% separate responses", apply_router },
-    { "edge-szx7", "meter asks SZX 7; gateway answers 4.02 with payload; meter falls back to SZX 6", apply_edge_szx7 },
-    { "edge-szx0-empty", "SZX 0 zero-length Block2; gateway answers 2.05, M=1, empty payload", apply_edge_szx0_empty },
-    { "edge-szx0-bad-option", "SZX 0; gateway answers 4.02 Bad Option with payload", apply_edge_szx0_bad_option },
-    { "renegotiate", "meter asks SZX 6, gateway answers SZX 4", apply_renegotiate },
-    { "openthread", "OpenThread client habits: tokenless follow-up blocks, M=1 in requests", apply_openthread },
+      apply_busy_field, NULL },
+    { "bernoulli", "independent 5% frame loss, no meter drops", apply_bernoulli, NULL },
+    { "router", "a non-sleepy meter; the gateway sends 20% separate responses", apply_router, NULL },
+    { "edge-szx7", "meter asks SZX 7; gateway answers 4.02 with payload; meter falls back to SZX 6", apply_edge_szx7, NULL },
+    { "edge-szx0-empty", "SZX 0 zero-length Block2; gateway answers 2.05, M=1, empty payload", apply_edge_szx0_empty, NULL },
+    { "edge-szx0-bad-option", "SZX 0; gateway answers 4.02 Bad Option with payload", apply_edge_szx0_bad_option, NULL },
+    { "renegotiate", "meter asks SZX 6, gateway answers SZX 4", apply_renegotiate, NULL },
+    { "openthread", "OpenThread client habits: tokenless follow-up blocks, M=1 in requests", apply_openthread, NULL },
     { "two-meters", "two meters, three hops, background: one resumes after an outage, one renegotiates",
-      apply_two_meters },
+      apply_two_meters, NULL },
     { "repeat", "one image downloaded four times 3 h apart, Message IDs reused; the 2nd attempt dies in an outage",
-      apply_repeat },
+      apply_repeat, NULL },
     { "slow-backhaul", "2-5 s round trip to the gateway, above ACK_TIMEOUT, on a radio link that loses nothing",
-      apply_slow_backhaul },
-    { "slow-lossy", "the slow backhaul behind the default bursty 5% radio link", apply_slow_lossy },
+      apply_slow_backhaul, NULL },
+    { "slow-lossy", "the slow backhaul behind the default bursty 5% radio link", apply_slow_lossy, NULL },
 };
+
+const scenario_t *scenario_nth(guint i)
+{
+    guint n_faults;
+    const scenario_t *faults = scenario_faults(&n_faults);
+
+    if (i < G_N_ELEMENTS(SCENARIOS))
+        return &SCENARIOS[i];
+    i -= G_N_ELEMENTS(SCENARIOS);
+    return i < n_faults ? &faults[i] : NULL;
+}
 
 const scenario_t *scenario_find(const char *name)
 {
-    for (gsize i = 0; i < G_N_ELEMENTS(SCENARIOS); i++)
-        if (strcmp(SCENARIOS[i].name, name) == 0)
-            return &SCENARIOS[i];
-    return NULL;
-}
+    const scenario_t *s;
 
-const scenario_t *scenario_list(guint *n)
-{
-    *n = G_N_ELEMENTS(SCENARIOS);
-    return SCENARIOS;
+    for (guint i = 0; (s = scenario_nth(i)) != NULL; i++)
+        if (strcmp(s->name, name) == 0)
+            return s;
+    return NULL;
 }

@@ -23,6 +23,9 @@ typedef enum { SNIFFER_AT_METER, SNIFFER_AT_BORDER_ROUTER } sniffer_at_t;
 
 typedef struct {
     char     name[32];
+    /* The cause of lost time a fault scenario injects (scenario_t.cause),
+     * for the truth; NULL for the others. */
+    const char *injected_cause;
     guint64  seed;
     capture_kind_t link;
     guint8   channel;
@@ -126,10 +129,19 @@ typedef struct {
     const char *name;
     const char *summary;
     void (*apply)(sim_params_t *p);
+    /* A fault scenario's dominant cause of lost time, in the analyser's
+     * verdict vocabulary (radio_loss, poll_wait, ...); NULL otherwise. */
+    const char *cause;
 } scenario_t;
 
 void sim_params_defaults(sim_params_t *p);
+/* Every meter asks for firmware blocks of this SZX. */
+void sim_params_set_szx(sim_params_t *p, int szx);
 const scenario_t *scenario_find(const char *name);
-const scenario_t *scenario_list(guint *n);
+/* The i-th named scenario, the ordinary ones then the fault ones; NULL past the last. */
+const scenario_t *scenario_nth(guint i);
+
+/* The fault scenarios (scenario_faults.c). */
+const scenario_t *scenario_faults(guint *n);
 
 #endif

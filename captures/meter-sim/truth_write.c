@@ -231,6 +231,7 @@ static void write_header(JsonBuilder *b, const truth_t *t, const char *capture_p
     tj_str(b, "link", kind_name(p->link));
     tj_int(b, "linktype", p->link == CAPTURE_ZEP || p->link == CAPTURE_GATEWAY ? 1 : (int)p->link);
     tj_str(b, "scenario", p->name);
+    tj_str(b, "injected_cause", p->injected_cause);
     tj_int(b, "seed", (gint64)p->seed);
     tj_str(b, "timestamp", p->stamp == STAMP_START ? "start" : p->stamp == STAMP_HOST ? "host" : "end");
     tj_int(b, "channel", p->channel);

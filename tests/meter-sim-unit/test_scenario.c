@@ -106,6 +106,34 @@ static void test_hidden_relay(void)
     }
 }
 
+/* Every fault scenario names a cause of the verdict's vocabulary, is found
+ * by name and listed after the ordinary ones, which name none. */
+static void test_fault_causes(void)
+{
+    static const char *const CAUSES[] = { "radio_loss", "poll_wait", "spurious_retransmissions", "turnaround",
+                                          "backhaul", "stalls", "protocol_error", "capture_imperfect" };
+    gboolean seen[G_N_ELEMENTS(CAUSES)] = { FALSE };
+    const scenario_t *s;
+    guint faults = 0;
+
+    g_assert_null(scenario_find("default")->cause);
+    for (guint i = 0; (s = scenario_nth(i)) != NULL; i++) {
+        gboolean named = FALSE;
+        g_assert_true(scenario_find(s->name) == s);
+        g_assert_cmpint(g_str_has_prefix(s->name, "fault-"), ==, s->cause != NULL);
+        if (!s->cause)
+            continue;
+        faults++;
+        for (guint c = 0; c < G_N_ELEMENTS(CAUSES); c++)
+            if (g_strcmp0(s->cause, CAUSES[c]) == 0)
+                seen[c] = named = TRUE;
+        g_assert_true(named);
+    }
+    g_assert_cmpuint(faults, >=, G_N_ELEMENTS(CAUSES));
+    for (guint c = 0; c < G_N_ELEMENTS(CAUSES); c++)
+        g_assert_true(seen[c]);
+}
+
 int main(int argc, char **argv)
 {
     sim_gcrypt_init();
@@ -113,5 +141,6 @@ int main(int argc, char **argv)
     g_test_add_func("/scenario/defaults-keep-old-behaviour", test_defaults_keep_old_behaviour);
     g_test_add_func("/scenario/busy-field", test_busy_field);
     g_test_add_func("/scenario/hidden-relay", test_hidden_relay);
+    g_test_add_func("/scenario/fault-causes", test_fault_causes);
     return g_test_run();
 }
