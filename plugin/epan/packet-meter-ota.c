@@ -9,11 +9,13 @@
 #include <epan/expert.h>
 #include "meter-proto.h"
 #include "packet-meter-ota.h"
+#include "verdict.h"
 
 static int hf_ota_block = -1, hf_ota_offset = -1, hf_ota_block_size = -1, hf_ota_szx = -1;
 static int hf_ota_bytes = -1, hf_ota_percent = -1, hf_ota_elapsed = -1;
 static int hf_ota_rtt_first = -1, hf_ota_rtt_last = -1, hf_ota_turnaround = -1;
 static int hf_ota_round = -1, hf_ota_prev_tx = -1, hf_ota_first_frame = -1;
+static int hf_ota_verdict_cause = -1, hf_ota_verdict = -1;
 static int hf_ota_hop_copy = -1, hf_ota_retransmission = -1, hf_ota_rerequest = -1;
 static int hf_ota_duplicate_response = -1, hf_ota_cause = -1, hf_ota_stall = -1;
 static int hf_ota_same_transmission = -1;
@@ -30,6 +32,7 @@ static expert_field ei_ota_out_of_order = EI_INIT, ei_ota_gap = EI_INIT;
 static expert_field ei_ota_renegotiation = EI_INIT, ei_ota_szx7 = EI_INIT, ei_ota_szx0 = EI_INIT;
 static expert_field ei_ota_szx_larger = EI_INIT;
 static expert_field ei_ota_error_response = EI_INIT, ei_ota_length = EI_INIT;
+static expert_field ei_ota_verdict = EI_INIT;
 static expert_field ei_ota_last_block = EI_INIT, ei_ota_stall = EI_INIT, ei_ota_incomplete = EI_INIT;
 static expert_field ei_frag_incomplete = EI_INIT, ei_frag_lost = EI_INIT, ei_frag_mac_retry = EI_INIT;
 static expert_field ei_frag_bad_size = EI_INIT;
@@ -257,6 +260,22 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
         expert_add_info(pinfo, ti, &ei_ota_incomplete);
 }
 
+void meter_ota_show_verdict(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+                            const meter_transfer_record_t *transfer)
+{
+    meter_verdict_t v;
+
+    if (!PINFO_FD_VISITED(pinfo) || !transfer || pinfo->num != transfer->first_frame)
+        return;
+    meter_verdict(transfer, &v);
+    proto_item *ti = proto_tree_add_string(tree, hf_ota_verdict_cause, tvb, 0, 0, meter_verdict_cause_name(v.cause));
+    proto_item_set_generated(ti);
+    proto_item *why = proto_tree_add_string(tree, hf_ota_verdict, tvb, 0, 0, v.evidence);
+    proto_item_set_generated(why);
+    expert_add_info_format(pinfo, ti, &ei_ota_verdict, "Transfer %u: %s: %s", transfer->transfer,
+                           meter_verdict_cause_name(v.cause), v.evidence);
+}
+
 void proto_register_meter_ota(void)
 {
     static hf_register_info hf[] = {
@@ -280,6 +299,12 @@ void proto_register_meter_ota(void)
           "Which transmission (round) of this message this copy belongs to", HFILL } },
         { &hf_ota_prev_tx, { "Previous transmission", "meter.ota.prev_tx", FT_FRAMENUM, BASE_NONE,
           FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_PREV), 0, NULL, HFILL } },
+        { &hf_ota_verdict_cause, { "Verdict", "meter.ota.verdict.cause", FT_STRING, BASE_NONE, NULL, 0,
+          "The dominant cause of the transfer's lost time (docs/recommendation.md): radio_loss, poll_wait, "
+          "spurious_retransmissions, turnaround, backhaul, stalls, protocol_error, capture_imperfect or none",
+          HFILL } },
+        { &hf_ota_verdict, { "Why", "meter.ota.verdict.evidence", FT_STRING, BASE_NONE, NULL, 0,
+          "The verdict's evidence, from the transfer's numbers", HFILL } },
         { &hf_ota_first_frame, { "Transfer started in", "meter.ota.first_frame", FT_FRAMENUM, BASE_NONE,
           NULL, 0, NULL, HFILL } },
         { &hf_ota_hop_copy, { "Copy on a further hop", "meter.ota.hop_copy", FT_BOOLEAN, BASE_NONE, NULL, 0,
@@ -350,6 +375,8 @@ void proto_register_meter_ota(void)
         { &ei_ota_last_block, { "meter.ota.last_block_size", PI_PROTOCOL, PI_WARN,
           "Last block inconsistent with the image size", EXPFILL } },
         { &ei_ota_stall, { "meter.ota.stall.expert", PI_SEQUENCE, PI_WARN, "Transfer stalled", EXPFILL } },
+        { &ei_ota_verdict, { "meter.ota.verdict", PI_SEQUENCE, PI_NOTE,
+          "The dominant cause of the transfer's lost time", EXPFILL } },
         { &ei_ota_incomplete, { "meter.ota.incomplete", PI_SEQUENCE, PI_WARN,
           "Transfer never completed in this capture", EXPFILL } },
         { &ei_frag_bad_size, { "meter.frag.bad_size", PI_MALFORMED, PI_ERROR,

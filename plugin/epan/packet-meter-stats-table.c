@@ -44,6 +44,7 @@
 #include "packet-meter-stats-table.h"
 #include "duration_text.h"
 #include "utc_text.h"
+#include "verdict.h"
 
 
 #define TABLE_NAME "Transfers"
@@ -56,7 +57,7 @@ enum {
     COL_TRANSFER, COL_FIRST_FRAME, COL_PATH, COL_BLOCKS, COL_RATE, COL_RETX, COL_REREQ, COL_PROGRESS,
     COL_COMPLETE, COL_DURATION, COL_BYTES, COL_BLOCK_SIZE, COL_KIND, COL_VERIFIED, COL_METER, COL_GATEWAY,
     COL_START, COL_MAC_RETRIES, COL_FRAGMENTED, COL_INCOMPLETE, COL_FRAGS_LOST, COL_VANTAGE, COL_POLL,
-    COL_UNSEEN, COL_ETA,
+    COL_UNSEEN, COL_ETA, COL_VERDICT, COL_WHY,
     /* Last, in this order: a missing value is a TABLE_ITEM_NONE cell, which
      * tshark's table printer takes as the end of the row. The tracker only
      * has turn-arounds when it has round-trip times. */
@@ -95,6 +96,8 @@ static stat_tap_table_item ota_table_fields[N_COLS] = {
     { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "Sleepy poll", "%s" },
     { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "Not visible", "%s" },
     { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "At this rate, more", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Verdict", "%s" },
+    { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Why", "%s" },
     { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "RTT median", "%s" },
     { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "RTT p95", "%s" },
     { TABLE_ITEM_STRING, TAP_ALIGN_RIGHT, "Turn-around median", "%s" },
@@ -205,6 +208,10 @@ static void fill_row(stat_tap_table_item_type *row, guint32 id, const meter_tran
     set_long_s(&row[COL_POLL], s->time_poll_s);
     set_long_s(&row[COL_UNSEEN], s->time_unseen_s);
     set_str(&row[COL_ETA], eta_text(s));
+    meter_verdict_t v;
+    meter_verdict(s, &v);
+    set_str(&row[COL_VERDICT], g_strdup(meter_verdict_cause_name(v.cause)));
+    set_str(&row[COL_WHY], g_strdup(v.evidence));
     set_short_s(&row[COL_RTT_MEDIAN], s->rtt_first_median_s);
     set_short_s(&row[COL_RTT_P95], s->rtt_first_p95_s);
     set_short_s(&row[COL_TURN_MEDIAN], s->turnaround_median_s);
