@@ -16,9 +16,9 @@
 
 static void append_cost(GString *s, const ms_whatif_t *c, const ms_image_cost_t *now)
 {
-    char *t = duration_text(c->cost.duration_s, DURATION_MEASURED);
-    char *lo = duration_text(c->cost.low_s, DURATION_MEASURED), *hi = duration_text(c->cost.high_s, DURATION_MEASURED);
-    char *t0 = duration_text(now->duration_s, DURATION_MEASURED);
+    char *t = duration_text(c->cost.duration_s, DURATION_FINE);
+    char *lo = duration_text(c->cost.low_s, DURATION_FINE), *hi = duration_text(c->cost.high_s, DURATION_FINE);
+    char *t0 = duration_text(now->duration_s, DURATION_FINE);
     double frames = c->cost.meter_frames - now->meter_frames, on = c->cost.radio_on_s - now->radio_on_s;
 
     g_string_append_printf(s, "%s would take %s (%s-%s) instead of %s, with %.0f %s frames of the meter's and "

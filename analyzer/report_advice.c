@@ -31,8 +31,8 @@ void ms_analysis_clear_advice(ms_analysis_t *a)
 
 static char *range_text(const ms_image_cost_t *c)
 {
-    char *t = duration_text(c->duration_s, DURATION_MEASURED);
-    char *lo = duration_text(c->low_s, DURATION_MEASURED), *hi = duration_text(c->high_s, DURATION_MEASURED);
+    char *t = duration_text(c->duration_s, DURATION_FINE);
+    char *lo = duration_text(c->low_s, DURATION_FINE), *hi = duration_text(c->high_s, DURATION_FINE);
     char *s = g_strdup_printf("%s (%s-%s)", t, lo, hi);
     g_free(t);
     g_free(lo);
@@ -56,7 +56,7 @@ static void what_to_change(FILE *out, const ms_advice_t *v)
     for (guint i = 0; i < w->changes->len && i < TABLE_CHANGES; i++) {
         const ms_whatif_t *c = &g_array_index(w->changes, ms_whatif_t, i);
         char *t = range_text(&c->cost);
-        char *saved = duration_text(fabs(c->saved_s), DURATION_MEASURED);
+        char *saved = duration_text(fabs(c->saved_s), DURATION_FINE);
         fprintf(out, "  %-34s %-28s %c%9s %+12.0f %+10.1fs\n", c->setting, t, c->saved_s >= 0 ? ' ' : '-', saved,
                 c->cost.meter_frames - w->now.meter_frames, c->cost.radio_on_s - w->now.radio_on_s);
         fprintf(out, "  %-34s   %s\n", "", c->note);

@@ -16,6 +16,7 @@ typedef enum {
     DURATION_FORECAST,   /* "1h12m", "5m", "42s": an estimate, no finer than its minute */
     DURATION_SPELLED,    /* "42 s", "5 min 03 s", "1 h 02 min": a line a person watches */
     DURATION_MEASURED,   /* "1h02m03s", "4m05s", "6.7s": a measured time in a table */
+    DURATION_FINE,       /* as measured, but under 10 s to the millisecond ("0.054s"): predictions of short transfers */
 } duration_style_t;
 
 static inline char *duration_text(double s, duration_style_t style)
@@ -33,6 +34,10 @@ static inline char *duration_text(double s, duration_style_t style)
         if (s < 3600)
             return g_strdup_printf("%.0f min %02.0f s", floor(s / 60), fmod(s, 60));
         return g_strdup_printf("%.0f h %02.0f min", floor(s / 3600), floor(fmod(s, 3600) / 60));
+    case DURATION_FINE:
+        if (s < 10)
+            return g_strdup_printf("%.3fs", s);
+        /* fall through */
     case DURATION_MEASURED:
     default:
         /* Hours as a double: a duration read from a capture may be 1e18 s,

@@ -119,7 +119,7 @@
     X(polls, U32, REQ, \
       "the meter's Data Requests (a sleepy meter's polls) captured while the transfer went on (added within version 2)") \
     X(poll_period_s, DBL, OPT, \
-      "the median time between two of them: the poll period during the transfer; empty with fewer than two (added within version 2)") \
+      "the median time between two of them, leaving out the bursts (20 ms or closer) while a parent has frames pending: the poll period during the transfer; empty if none (added within version 2)") \
     X(retransmit_after_median_s, DBL, OPT, \
       "median time from a request's first transmission to its first retransmission: ACK_TIMEOUT times the random factor the meter drew; empty if none was retransmitted (added within version 2)")
 

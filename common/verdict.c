@@ -38,10 +38,11 @@ static double share(double part, double whole)
     return whole > 0 ? part / whole : 0;
 }
 
-/* "12.3 s of 250.0 s (5%)" */
+/* "12.3 s of 250.0 s (5%)"; under 10 s to the millisecond. */
 static void part_text(char *buf, gsize size, double part, double whole)
 {
-    g_snprintf(buf, size, "%.1f s of %.1f s (%.0f%%)", part, whole, 100 * share(part, whole));
+    int decimals = whole < 10 ? 3 : 1;
+    g_snprintf(buf, size, "%.*f s of %.*f s (%.0f%%)", decimals, part, decimals, whole, 100 * share(part, whole));
 }
 
 static gboolean capture_imperfect(const meter_transfer_record_t *r, meter_verdict_t *v)
@@ -118,13 +119,26 @@ static gboolean spurious(const meter_transfer_record_t *r, meter_verdict_t *v)
     return TRUE;
 }
 
+/* A meter that gave up on a block pauses before it asks again, and the
+ * pause shows as turn-around (the block's last answer got through a hop
+ * and counts as accepted): where the turn-around is more than twice its
+ * median a block and blocks were asked again, the excess is the radio's. */
+static double pauses_after_loss(const meter_transfer_record_t *r)
+{
+    if (!r->rerequests || r->turnaround_median_s < 0 || !r->blocks)
+        return 0;
+    double usual = r->turnaround_median_s * r->blocks;
+    return r->time_turnaround_s > 2 * usual ? r->time_turnaround_s - usual : 0;
+}
+
 /* The part of the split that took the most, besides the air. */
 static void largest_part(const meter_transfer_record_t *r, meter_verdict_t *v)
 {
+    double pauses = pauses_after_loss(r);
     const struct { meter_verdict_cause_t cause; double s; } parts[] = {
-        { VERDICT_RADIO_LOSS, r->time_timeouts_s + r->time_unseen_s },
+        { VERDICT_RADIO_LOSS, r->time_timeouts_s + r->time_unseen_s + pauses },
         { VERDICT_POLL_WAIT, r->time_poll_s },
-        { VERDICT_TURNAROUND, r->time_turnaround_s },
+        { VERDICT_TURNAROUND, r->time_turnaround_s - pauses },
         { VERDICT_BACKHAUL, r->time_network_s },
     };
     guint best = 0;
@@ -146,7 +160,7 @@ static void largest_part(const meter_transfer_record_t *r, meter_verdict_t *v)
     case VERDICT_RADIO_LOSS:
         g_snprintf(v->evidence, sizeof v->evidence,
                    "exchanges lost on the radio: %u retransmissions and %u re-requests for %u blocks, %u of %u "
-                   "fragmented datagrams never complete; waiting for CoAP timeouts took %s",
+                   "fragmented datagrams never complete; waiting for CoAP timeouts and pausing after them took %s",
                    r->retransmissions, r->rerequests, r->blocks, r->datagrams_incomplete, r->datagrams_fragmented,
                    part);
         break;
@@ -156,7 +170,7 @@ static void largest_part(const meter_transfer_record_t *r, meter_verdict_t *v)
                        "answers wait for the sleepy meter's poll (every %.0f ms, %u Data Requests): %s",
                        1e3 * r->poll_period_s, r->polls, part);
         else
-            g_snprintf(v->evidence, sizeof v->evidence, "answers wait for the sleepy meter's poll: %s", part);
+            g_snprintf(v->evidence, sizeof v->evidence, "messages wait for a sleepy node's poll: %s", part);
         break;
     case VERDICT_TURNAROUND:
         g_snprintf(v->evidence, sizeof v->evidence,

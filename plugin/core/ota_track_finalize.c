@@ -560,9 +560,14 @@ static wmem_array_t *transfer_polls(const ota_track_t *t, const ota_transfer_t *
     return polls;
 }
 
+/* A sleepy node polls again at once while its parent has frames pending
+ * for it (each fragment of a train): polls this close follow a frame, not
+ * the poll period. */
+#define POLL_BURST_US 20000
+
 /* How often the meter polled while x went on: its Data Requests and the
- * median time between two of them (what a shorter or longer poll period
- * would change: docs/recommendation.md). */
+ * median time between two of them that were not a burst (what a shorter or
+ * longer poll period would change: docs/recommendation.md). */
 static void count_polls(const ota_track_t *t, ota_transfer_t *x, wmem_allocator_t *tmp)
 {
     guint from, n;
@@ -577,7 +582,7 @@ static void count_polls(const ota_track_t *t, ota_transfer_t *x, wmem_allocator_
         if (p->start_us > x->last_us)
             break;
         x->rec.polls++;
-        if (prev >= 0 && p->start_us > prev) {
+        if (prev >= 0 && p->start_us > prev + POLL_BURST_US) {
             gint64 gap = p->start_us - prev;
             wmem_array_append_one(gaps, gap);
         }
