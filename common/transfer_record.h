@@ -115,7 +115,17 @@
     X(frames_missed_estimate, U32, REQ, \
       "frames of the transfer the sniffer missed, estimated: the share of its senders' frame numbers no captured frame carried, applied to the frames it captured; at least `frames_missed_by_sniffer` (added within version 2)") \
     X(frames_missed_high, U32, REQ, \
-      "the high end of that estimate's 99% range: `requests`, `retransmissions`, `rerequests`, `mac_retries` and `datagram_copies` count what was captured and are at most this much too low (added within version 2)")
+      "the high end of that estimate's 99% range: `requests`, `retransmissions`, `rerequests`, `mac_retries` and `datagram_copies` count what was captured and are at most this much too low (added within version 2)") \
+    X(train_middle_frames, U32, REQ, \
+      "the loss of a frame by its place in a train: of the block's direction (a download's responses, an upload's requests), the fragments between the first and the last that copies sent, up to the one a lost copy stopped at (added within version 2)") \
+    X(train_middle_lost, U32, REQ, "of those, the ones a copy was lost at (added within version 2)") \
+    X(train_position_sum, U32, REQ, \
+      "the sum of those fragments' places in their trains (the first fragment's is 0) (added within version 2)") \
+    X(train_position_sq_sum, U32, REQ, "the sum of their squares (added within version 2)") \
+    X(train_lost_position_sum, U32, REQ, "the sum of the places of those a copy was lost at (added within version 2)") \
+    X(train_last_frames, U32, REQ, \
+      "last fragments (the one that ends the datagram) of the block's direction that copies sent (added within version 2)") \
+    X(train_last_lost, U32, REQ, "of those, the ones a copy was lost at (added within version 2)")
 
 /* A point of a transfer's progress, for plots. */
 #define METER_PROGRESS_COLUMNS(X) \
