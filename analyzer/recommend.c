@@ -323,7 +323,7 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
     } else if (k0 >= LATER_FRAMES_MIN_RESPONSE && later_lost > 0) {
         r->added_frame_loss = r->later_frame_loss;
         r->added_from = "later_frames";
-    } else if (r->last_frame_loss >= 0 && r->last_frame_loss < r->request_loss) {
+    } else if (x->train_last_lost > 0 && r->last_frame_loss < r->request_loss) {
         r->added_frame_loss = r->last_frame_loss;
         r->added_from = "last_frames";
     } else {

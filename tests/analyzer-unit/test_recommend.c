@@ -100,7 +100,7 @@ static doc_model_t doc_inputs(const ms_transfer_t *x, double flash)
     if (m.upload)
         m.b = 1 - pow(1 - m.Pq, 1 / MAX(1.0, kq_req));
     else
-        m.b = m.k0 >= 2.5 && later_lost > 0 ? m.bL : m.bZ >= 0 && m.bZ < m.Pq ? m.bZ : m.Pq;
+        m.b = m.k0 >= 2.5 && later_lost > 0 ? m.bL : r->train_last_lost > 0 && m.bZ < m.Pq ? m.bZ : m.Pq;
     m.h = MAX(1.0, positive_ratio(r->request_copies, r->requests, 1));
     /* The train: the least-squares line of a middle fragment's loss on its place. */
     m.Nm = r->train_middle_frames;
