@@ -17,7 +17,7 @@
 static void append_cost(GString *s, const ms_whatif_t *c, const ms_image_cost_t *now)
 {
     char *t = duration_text(c->cost.duration_s, DURATION_FINE);
-    char *lo = duration_text(c->cost.low_s, DURATION_FINE), *hi = duration_text(c->cost.high_s, DURATION_FINE);
+    char *lo = duration_text(c->cost.low_s, DURATION_FINE), *hi = c->cost.high_s >= 0 ? duration_text(c->cost.high_s, DURATION_FINE) : g_strdup("never");
     char *t0 = duration_text(now->duration_s, DURATION_FINE);
     double frames = c->cost.meter_frames - now->meter_frames, on = c->cost.radio_on_s - now->radio_on_s;
 

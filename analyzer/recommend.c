@@ -178,6 +178,8 @@ static gboolean figures_finite(ms_recommendation_t *r)
         { "exchange loss", r->exchange_loss }, { "frames of a block", r->block_frames },
         { "frames of the other direction", r->other_frames }, { "bytes besides the block", r->block_overhead },
         { "added frame's loss", r->added_frame_loss }, { "hops", r->hops },
+        { "train's frame loss", r->train_loss }, { "train's loss growth", r->train_growth },
+        { "train's loss growth range", r->train_growth_high }, { "fatal share", r->train_hops },
         { "air time per block", r->air_s }, { "network time per block", r->network_s },
         { "poll wait per block", r->poll_s }, { "turn-around per block", r->turnaround_s },
         { "timeouts per block", r->timeouts_s }, { "time of a frame more", r->frame_s },
@@ -198,10 +200,68 @@ static gboolean figures_finite(ms_recommendation_t *r)
 static void clear_outputs(ms_recommendation_t *r)
 {
     memset(r->rate_Bps, 0, sizeof r->rate_Bps);
+    memset(r->rate_low_Bps, 0, sizeof r->rate_low_Bps);
+    memset(r->rate_high_Bps, 0, sizeof r->rate_high_Bps);
     memset(r->exchange_fail, 0, sizeof r->exchange_fail);
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++)
         r->duration_s[szx] = -1;
     r->best_szx = 0;
+}
+
+/* The fit of a middle fragment's loss on its place needs places that
+ * differ: their variance at least this (trains of 5 frames or more). */
+#define TRAIN_PLACES_VARIANCE_MIN 0.5
+/* The growth's range: the fit's +- 1.645 standard errors (90%). */
+#define TRAIN_GROWTH_Z 1.645
+
+/* The frames after the first of a train of k frames, their loss summed
+ * over their places 1..k-1 (continuous in k): the intercept's share as
+ * (k - 1) frames lost like that, the growth's as g (k - 1) k / 2. */
+static double train_hazard(double k, double loss, double growth)
+{
+    double n = MAX(0.0, k - 1);
+    return -n * log1p(-MIN(loss, 1.0)) + growth * n * (n + 1) / 2;
+}
+
+/* The intercept that keeps the measured mean loss of the middle fragments
+ * at their mean place with this growth (never below 0). */
+static double train_intercept(const meter_transfer_record_t *x, double growth)
+{
+    double n = x->train_middle_frames;
+    return MAX(0.0, (x->train_middle_lost - growth * (double)x->train_position_sum) / n);
+}
+
+/* Where the capture shows middle fragments at several places (trains of 5
+ * frames or more) and some lost: the least-squares line of their loss on
+ * their place (a lost fragment 1, one that got through 0), its slope at
+ * least 0, and the range 1.645 standard errors either way allows. Else
+ * the growth is assumed 0 and may be, as far as the capture can tell, as
+ * much as the loss of an added frame per place (its hazard growing by its
+ * own size with every frame before it). */
+static void fit_train(const meter_transfer_record_t *x, ms_recommendation_t *r)
+{
+    double n = x->train_middle_frames, l = x->train_middle_lost, sp = x->train_position_sum,
+           spp = x->train_position_sq_sum, lp = x->train_lost_position_sum;
+    double var = n > 0 ? spp / n - (sp / n) * (sp / n) : 0;
+
+    r->middle_frames = n;
+    r->middle_lost = l;
+    r->train_loss = MIN(r->added_frame_loss, 1.0);
+    r->train_growth = r->train_growth_low = 0;
+    r->train_growth_high = r->train_loss;
+    r->train_growth_measured = FALSE;
+    if (n < 2 || l < 1 || var < TRAIN_PLACES_VARIANCE_MIN)
+        return;
+    double den = n * spp - sp * sp, mean = l / n;
+    double slope = (n * lp - sp * l) / den;
+    double se = sqrt(mean * (1 - mean) * n / den);
+    if (!isfinite(slope) || !isfinite(se))
+        return;
+    r->train_growth_measured = TRUE;
+    r->train_growth = MAX(0.0, slope);
+    r->train_growth_low = MAX(0.0, slope - TRAIN_GROWTH_Z * se);
+    r->train_growth_high = MAX(r->train_growth_low, slope + TRAIN_GROWTH_Z * se);
+    r->train_loss = train_intercept(x, r->train_growth);
 }
 
 /* Responses of at least this many frames have later frames that are not
@@ -251,6 +311,7 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
     r->request_loss = ratio(x->request_copies_lost, x->request_copies, 0);
     r->first_frame_loss = ratio(x->response_first_lost, x->response_copies, 0);
     r->later_frame_loss = ratio(later_lost, x->response_later_frames, -1);
+    r->last_frame_loss = ratio(x->train_last_lost, x->train_last_frames, -1);
     /* One frame more in a block's datagram. A download's: lost like a later
      * frame of a response, measured where the responses have middle frames;
      * else (single-frame or two-frame responses, or no later frame lost:
@@ -262,16 +323,34 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
     } else if (k0 >= LATER_FRAMES_MIN_RESPONSE && later_lost > 0) {
         r->added_frame_loss = r->later_frame_loss;
         r->added_from = "later_frames";
+    } else if (x->train_last_lost > 0 && r->last_frame_loss < r->request_loss) {
+        r->added_frame_loss = r->last_frame_loss;
+        r->added_from = "last_frames";
     } else {
         r->added_frame_loss = r->request_loss;
         r->added_from = "requests";
     }
     r->hops = MAX(1.0, ratio(x->request_copies, x->requests, 1));
+    fit_train(x, r);
+    /* Not every lost copy costs an exchange (a last fragment whose ACKs
+     * were all lost arrived; a duplicate answer's copy was not needed): a
+     * frame's loss on a hop costs an exchange as often as lost copies did. */
+    double copies_lost = (double)x->request_copies_lost + x->response_copies_lost;
+    r->fatal_share = copies_lost > 0 ? MIN(1.0, ((double)x->retransmissions + x->rerequests) / copies_lost) : 1;
+    r->train_hops = r->hops * r->fatal_share;
     r->air_s = x->time_air_s / blocks;
     r->network_s = x->time_network_s / blocks;
     r->poll_s = x->time_poll_s / blocks;
     r->turnaround_s = x->time_turnaround_s / blocks;
     r->timeouts_s = (x->time_timeouts_s + x->time_unseen_s) / blocks;
+    /* A meter that gave up on a block (a re-request) paused before asking
+     * again, and the pause shows as turn-around: where the turn-around per
+     * block is more than twice its median, the excess is waiting after
+     * failures, which grows and shrinks with the loss like the timeouts. */
+    if (x->rerequests && x->turnaround_median_s >= 0 && r->turnaround_s > 2 * x->turnaround_median_s) {
+        r->timeouts_s += r->turnaround_s - x->turnaround_median_s;
+        r->turnaround_s = x->turnaround_median_s;
+    }
     /* One more frame: what the block's direction took across the hops more
      * than the other direction, per frame more, in the clean exchanges
      * (poll waits left out); where both are as long, one frame's time on
@@ -326,22 +405,43 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
      * lost a frame); the model must give back the measured time there. */
     double fixed = r->air_s + r->network_s + r->poll_s + (fits ? 0 : r->timeouts_s), best = -1;
     double k_base = ms_frames_for_block(x->block_size, r);
+    /* The growth's ends: the intercept refitted to each, so that both
+     * keep the measured loss of the middle fragments. */
+    double loss_low = r->train_growth_measured ? train_intercept(x, r->train_growth_low) : r->train_loss;
+    double loss_high = r->train_growth_measured ? train_intercept(x, r->train_growth_high) : r->train_loss;
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
         guint32 b = 16u << szx;
         double k = MAX(1.0, ms_frames_for_block(b, r) * k0 / k_base);
-        double fail = 1 - (1 - r->exchange_loss) * pow(1 - MIN(r->added_frame_loss, 1.0), r->hops * (k - k0));
-        fail = CLAMP(fail, 0, 1);
         double turn = MAX(0.0, r->turnaround_s + slope * ((double)b - x->block_size));
-        double wait = ms_expected_wait(fail, r->timeout_s);
         /* A frame fewer saves no more than a frame's share of the time the
          * blocks were on their way. */
         double per_frame = k < k0 ? MIN(r->frame_s, flight_per_frame) : r->frame_s;
-        double t_b = fixed + (k - k0) * per_frame + turn + wait;
+        double t_fixed = fixed + (k - k0) * per_frame + turn;
+        /* The exchange fails as measured, changed by the hazard of the
+         * frames the size adds or removes, at their places, on every hop. */
+        double hz = train_hazard(k, r->train_loss, r->train_growth) - train_hazard(k0, r->train_loss, r->train_growth);
+        double fail = CLAMP(1 - (1 - r->exchange_loss) * exp(-r->train_hops * hz), 0, 1);
+        double t_b = t_fixed + ms_expected_wait(fail, r->timeout_s);
+        for (guint end = 0; end < 2; end++) {
+            double g = end ? r->train_growth_high : r->train_growth_low, q = end ? loss_high : loss_low;
+            double h_end = train_hazard(k, q, g) - train_hazard(k0, q, g);
+            double f_end = CLAMP(1 - (1 - r->exchange_loss) * exp(-r->train_hops * h_end), 0, 1);
+            double t_end = t_fixed + ms_expected_wait(f_end, r->timeout_s);
+            double rate = isfinite(t_end) && t_end > 0 ? b / t_end : 0;
+            if (end == 0) {
+                r->rate_low_Bps[szx] = r->rate_high_Bps[szx] = rate;
+            } else {
+                r->rate_low_Bps[szx] = MIN(r->rate_low_Bps[szx], rate);
+                r->rate_high_Bps[szx] = MAX(r->rate_high_Bps[szx], rate);
+            }
+        }
         r->exchange_fail[szx] = fail;
         /* An infinite time is a size that never gets through (rate 0); a
          * NaN, or a time so short the rate overflows, is a model that
          * broke on these inputs: no prediction at all. */
         r->rate_Bps[szx] = isfinite(t_b) && t_b > 0 ? b / t_b : 0;
+        r->rate_low_Bps[szx] = MIN(r->rate_low_Bps[szx], r->rate_Bps[szx]);
+        r->rate_high_Bps[szx] = MAX(r->rate_high_Bps[szx], r->rate_Bps[szx]);
         if (isnan(t_b) || isnan(fail) || !isfinite(r->rate_Bps[szx])) {
             g_snprintf(r->not_computed, sizeof r->not_computed,
                        "the model's time per block at SZX %u is not a finite number", szx);

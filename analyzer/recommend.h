@@ -34,6 +34,16 @@ typedef struct {
     double  added_frame_loss;    /* what one more frame in a block's datagram adds */
     const char *added_from;      /* "later_frames", "requests" or "request_frames" */
     double  hops;                /* copies of a request per transmission: each added frame crosses them all */
+    /* The loss of a frame after the first by its place p in the train (the
+     * first is 0): q(p) = train_loss + train_growth p, on each hop. */
+    double  train_loss;          /* q at place 0: the fit's intercept, else the added frame's loss */
+    double  train_growth;        /* per place further; 0 where the capture cannot tell */
+    double  train_growth_low, train_growth_high;   /* the range the evidence allows */
+    gboolean train_growth_measured;   /* fitted on the middle fragments' places, else assumed 0 */
+    double  middle_frames, middle_lost;   /* the fit's evidence: middle fragments sent, lost */
+    double  last_frame_loss;     /* last fragments lost / sent; < 0 if none */
+    double  fatal_share;         /* failed exchanges / lost datagram copies, at most 1 */
+    double  train_hops;          /* hops x fatal_share: what a frame's loss on one hop costs the exchange */
     double  air_s, network_s, poll_s, turnaround_s, timeouts_s;   /* per block; timeouts with the unseen */
     double  frame_s;             /* what one more frame adds to an exchange */
     gboolean frame_s_measured;   /* from the clean exchanges' spans, else assumed */
@@ -45,6 +55,7 @@ typedef struct {
     double  size_bytes;          /* the image's size, for durations (< 0: not known) */
     /* outputs */
     double  rate_Bps[MS_SZX_MAX + 1];
+    double  rate_low_Bps[MS_SZX_MAX + 1], rate_high_Bps[MS_SZX_MAX + 1];   /* over the growth's range */
     double  duration_s[MS_SZX_MAX + 1];   /* < 0 without a size */
     double  exchange_fail[MS_SZX_MAX + 1];
     guint   best_szx;

@@ -32,7 +32,7 @@ void ms_analysis_clear_advice(ms_analysis_t *a)
 static char *range_text(const ms_image_cost_t *c)
 {
     char *t = duration_text(c->duration_s, DURATION_FINE);
-    char *lo = duration_text(c->low_s, DURATION_FINE), *hi = duration_text(c->high_s, DURATION_FINE);
+    char *lo = duration_text(c->low_s, DURATION_FINE), *hi = c->high_s >= 0 ? duration_text(c->high_s, DURATION_FINE) : g_strdup("never");
     char *s = g_strdup_printf("%s (%s-%s)", t, lo, hi);
     g_free(t);
     g_free(lo);
@@ -96,7 +96,11 @@ static void json_cost(JsonBuilder *b, const ms_image_cost_t *c)
 {
     member_double(b, "duration_s", c->duration_s);
     member_double(b, "duration_low_s", c->low_s);
-    member_double(b, "duration_high_s", c->high_s);
+    json_builder_set_member_name(b, "duration_high_s");
+    if (c->high_s >= 0)
+        json_number_add(b, c->high_s);
+    else
+        json_builder_add_null_value(b);
     member_double(b, "meter_frames", c->meter_frames);
     member_double(b, "meter_radio_on_s", c->radio_on_s);
     member_double(b, "spurious_retransmissions", c->spurious);

@@ -201,6 +201,12 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
     json_builder_set_member_name(b, "added_frame_loss_from");
     json_builder_add_string_value(b, r->added_from);
     json_member_double(b, "hops", r->hops);
+    json_member_double(b, "train_frame_loss", r->train_loss);
+    json_member_double(b, "train_loss_growth", r->train_growth);
+    json_member_double(b, "train_loss_growth_low", r->train_growth_low);
+    json_member_double(b, "train_loss_growth_high", r->train_growth_high);
+    json_builder_set_member_name(b, "train_loss_growth_from");
+    json_builder_add_string_value(b, r->train_growth_measured ? "measured" : "assumed");
     json_member_double(b, "air_s_per_block", r->air_s);
     json_member_double(b, "network_s_per_block", r->network_s);
     json_member_double(b, "poll_s_per_block", r->poll_s);
@@ -224,6 +230,8 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
         json_builder_add_int_value(b, 16u << szx);
         json_member_double(b, "exchange_fail", r->exchange_fail[szx]);
         json_member_double(b, "rate_Bps", r->rate_Bps[szx]);
+        json_member_double(b, "rate_low_Bps", r->rate_low_Bps[szx]);
+        json_member_double(b, "rate_high_Bps", r->rate_high_Bps[szx]);
         json_builder_set_member_name(b, "duration_s");
         if (r->duration_s[szx] >= 0)
             json_number_add(b, r->duration_s[szx]);

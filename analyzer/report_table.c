@@ -132,6 +132,15 @@ static void recommendation(FILE *out, const ms_recommendation_t *r)
             100 * r->exchange_loss, r->upload ? "requests" : "responses", r->block_frames, r->block_overhead,
             100 * r->request_loss, 100 * r->first_frame_loss, later, 100 * r->added_frame_loss, from,
             r->hops);
+    if (r->train_growth_measured)
+        fprintf(out, "            a frame after the first lost %.2f%% + %.3f%% a place further "
+                     "(fitted on %.0f middle fragments, %.0f lost; growth %.3f%%-%.3f%%);\n",
+                100 * r->train_loss, 100 * r->train_growth, r->middle_frames, r->middle_lost,
+                100 * r->train_growth_low, 100 * r->train_growth_high);
+    else
+        fprintf(out, "            a frame after the first lost %.2f%% wherever it is in the train "
+                     "(%.0f middle fragments, %.0f lost: too few places to fit; growth 0%%-%.3f%% a place);\n",
+                100 * r->train_loss, r->middle_frames, r->middle_lost, 100 * r->train_growth_high);
     if (r->frame_s_measured)
         g_snprintf(frame, sizeof frame, "%.4fs a frame more (measured across the hops)", r->frame_s);
     else
@@ -158,6 +167,9 @@ static void recommendation(FILE *out, const ms_recommendation_t *r)
     fprintf(out, "  predicted:");
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++)
         fprintf(out, "  SZX %u (%u B) %.0f B/s", szx, 16u << szx, r->rate_Bps[szx]);
+    fprintf(out, "\n  range:    ");
+    for (guint szx = 0; szx <= MS_SZX_MAX; szx++)
+        fprintf(out, "  SZX %u %.0f-%.0f B/s", szx, r->rate_low_Bps[szx], r->rate_high_Bps[szx]);
     fprintf(out, "\n");
     if (r->size_bytes >= 0) {
         fprintf(out, "  the %.0f bytes would take:", r->size_bytes);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "whatif.h"
 #include "radio_timing.h"
+#include "verdict.h"
 
 #define Z90 1.645                /* a 90% range */
 #define ACK_RANDOM_MEAN 1.25     /* RFC 7252: ACK_TIMEOUT times a factor drawn from [1, 1.5] */
@@ -49,6 +50,7 @@ typedef struct {
     double block_s;              /* the measured time per block, all six parts */
     double rounds;               /* request rounds per block */
     double req_frames, resp_frames, req_bytes, resp_bytes;   /* per round, and a frame's PSDU */
+    double poll_s;               /* poll waits per block, those the split booked as network too */
     double polls;                /* Data Requests per block */
     double spurious;             /* per block */
     double dup_per_spurious;     /* duplicate answers a retransmission for nothing brought */
@@ -70,6 +72,7 @@ static void measure(const meter_transfer_record_t *x, const ms_recommendation_t 
     b->resp_frames = r->upload ? r->other_frames : r->block_frames;
     b->req_bytes = per(x->request_bytes_complete, x->request_frames_complete, 60);
     b->resp_bytes = per(x->response_bytes_complete, x->response_frames_complete, 100);
+    b->poll_s = r->poll_s + per(meter_poll_wait_unseen_s(x), x->blocks, 0);
     b->polls = per(x->polls, x->blocks, 0);
     b->spurious = per(x->spurious_retransmissions, x->blocks, 0);
     b->dup_per_spurious = CLAMP(per(x->duplicate_responses, x->spurious_retransmissions, 0), 0, 1);
@@ -114,7 +117,7 @@ static void loss_range(const ms_recommendation_t *r, const base_t *b, double res
     c->low_s = blocks * (rest_s + waits(r, b, f - Z90 * f_sd, timeout_s));
     c->high_s = blocks * (rest_s + waits(r, b, f + Z90 * f_sd, timeout_s));
     c->low_s = MIN(c->low_s, c->duration_s);
-    c->high_s = MAX(c->high_s, c->duration_s);
+    c->high_s = isfinite(c->high_s) ? MAX(c->high_s, c->duration_s) : -1;
 }
 
 static ms_whatif_t *add(ms_whatifs_t *w, ms_knob_t knob, double value)
@@ -150,6 +153,11 @@ static void block_sizes(ms_whatifs_t *w, const ms_recommendation_t *r, const bas
          * more the further the frames are from the measured ones. */
         double f_sd = b->loss_sd * MAX(1.0, fabs(k - r->block_frames) * r->hops / MAX(1.0, r->block_frames));
         loss_range(r, b, block_s - waits(r, b, f, r->timeout_s), f, f_sd, r->timeout_s, blocks, &c->cost);
+        /* and as uncertain as the loss's growth along a train (recommend.c) */
+        if (r->rate_high_Bps[szx] > 0)
+            c->cost.low_s = MIN(c->cost.low_s, blocks * size / r->rate_high_Bps[szx]);
+        c->cost.high_s = r->rate_low_Bps[szx] > 0 ? MAX(c->cost.high_s, blocks * size / r->rate_low_Bps[szx])
+                                                  : -1;
         g_snprintf(c->note, sizeof c->note, "%.1f frames a block, exchange loss %.1f%% (measured %.1f%%)",
                    k, 100 * f, 100 * b->loss);
     }
@@ -160,7 +168,7 @@ static void poll_periods(ms_whatifs_t *w, const meter_transfer_record_t *x, cons
 {
     double period = x->poll_period_s;
 
-    if (!w->sleepy || period <= 0 || r->poll_s <= 0)
+    if (!w->sleepy || period <= 0 || b->poll_s <= 0)
         return;
     double blocks = image_blocks(w, r->block_size);
     double uncertain = per(x->time_poll_uncertain_s, x->blocks, 0);
@@ -170,7 +178,7 @@ static void poll_periods(ms_whatifs_t *w, const meter_transfer_record_t *x, cons
             continue;
         /* A held answer waits for a poll at a random point of the period:
          * the waits scale with it. */
-        double poll_s = r->poll_s * p / period, block_s = b->block_s - r->poll_s + poll_s;
+        double poll_s = b->poll_s * p / period, block_s = b->block_s - b->poll_s + poll_s;
         double polls = b->polls * per(block_s, b->block_s, 1) * period / p;
         ms_whatif_t *c = add(w, MS_KNOB_POLL_PERIOD, p);
         g_snprintf(c->setting, sizeof c->setting, "poll every %.0f ms during the update", 1e3 * p);
@@ -180,7 +188,7 @@ static void poll_periods(ms_whatifs_t *w, const meter_transfer_record_t *x, cons
         c->cost.low_s = MAX(0.0, c->cost.low_s - blocks * uncertain * p / period);
         c->cost.high_s += blocks * uncertain * p / period;
         g_snprintf(c->note, sizeof c->note, "poll waits %.3f s a block instead of %.3f s (polls every %.0f ms now)",
-                   poll_s, r->poll_s, 1e3 * period);
+                   poll_s, b->poll_s, 1e3 * period);
     }
 }
 

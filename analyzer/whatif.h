@@ -22,7 +22,7 @@ typedef enum {
 
 /* The whole image at one setting. */
 typedef struct {
-    double duration_s, low_s, high_s;   /* the time it takes, and its range */
+    double duration_s, low_s, high_s;   /* the time it takes, and its range (high_s < 0: it may never end) */
     double meter_frames;                /* the meter's frames on the air, sent and received (ACKs and polls too) */
     double radio_on_s;                  /* the meter's radio on, sending or receiving */
     double spurious;                    /* retransmissions sent for nothing */

@@ -121,7 +121,21 @@
     X(poll_period_s, DBL, OPT, \
       "the median time between two of them, leaving out the bursts (20 ms or closer) while a parent has frames pending: the poll period during the transfer; empty if none (added within version 2)") \
     X(retransmit_after_median_s, DBL, OPT, \
-      "median time from a request's first transmission to its first retransmission: ACK_TIMEOUT times the random factor the meter drew; empty if none was retransmitted (added within version 2)")
+      "median time from a request's first transmission to its first retransmission: ACK_TIMEOUT times the random factor the meter drew; empty if none was retransmitted (added within version 2)") \
+    X(train_middle_frames, U32, REQ, \
+      "the loss of a frame by its place in a train: of the block's direction (a download's responses, an upload's requests), the fragments between the first and the last that copies sent, up to the one a lost copy stopped at (added within version 2)") \
+    X(train_middle_lost, U32, REQ, "of those, the ones a copy was lost at (added within version 2)") \
+    X(train_position_sum, U32, REQ, \
+      "the sum of those fragments' places in their trains (the first fragment's is 0) (added within version 2)") \
+    X(train_position_sq_sum, U32, REQ, "the sum of their squares (added within version 2)") \
+    X(train_lost_position_sum, U32, REQ, "the sum of the places of those a copy was lost at (added within version 2)") \
+    X(train_last_frames, U32, REQ, \
+      "last fragments (the one that ends the datagram) of the block's direction that copies sent (added within version 2)") \
+    X(train_last_lost, U32, REQ, "of those, the ones a copy was lost at (added within version 2)") \
+    X(blocks_retried, U32, REQ, \
+      "blocks whose request went out more than once (retransmitted or asked again): few for an outage, many for a lossy link (added within version 2)") \
+    X(protocol_anomalies, U32, REQ, \
+      "answers that break RFC 7959: a block of another length than its SZX with more to come, a larger SZX than asked, SZX 7 (added within version 2)")
 
 /* A point of a transfer's progress, for plots. */
 #define METER_PROGRESS_COLUMNS(X) \

@@ -17,6 +17,8 @@
 #define CAPTURE_MISSED_SHARE 0.10
 /* Silences that took this share of the transfer are its story. */
 #define STALLS_SHARE 0.25
+/* Silences with more blocks retried than this each are the loss's backoff. */
+#define STALL_RETRIED_BLOCKS 2
 /* Retransmissions sent for nothing: most of them, and enough to matter. */
 #define SPURIOUS_SHARE 0.5
 #define SPURIOUS_MIN 3
@@ -68,6 +70,13 @@ static gboolean capture_imperfect(const meter_transfer_record_t *r, meter_verdic
 
 static gboolean protocol_error(const meter_transfer_record_t *r, meter_verdict_t *v)
 {
+    if (r->protocol_anomalies && !r->error_responses) {
+        g_snprintf(v->evidence, sizeof v->evidence,
+                   "the gateway sent %u answer%s RFC 7959 does not allow (a block of another length than its SZX "
+                   "with more to come, a larger SZX than asked, or SZX 7)", r->protocol_anomalies,
+                   r->protocol_anomalies == 1 ? "" : "s");
+        return TRUE;
+    }
     if (r->error_responses) {
         g_snprintf(v->evidence, sizeof v->evidence,
                    "the gateway answered %u request%s with an error (4.xx or 5.xx)%s", r->error_responses,
@@ -89,6 +98,11 @@ static gboolean stalls(const meter_transfer_record_t *r, meter_verdict_t *v)
     char part[64];
 
     if (!r->stalls || share(r->stalled_s, r->duration_s) < STALLS_SHARE)
+        return FALSE;
+    /* CoAP's doubling timeouts make silences of their own on a lossy link
+     * (the fourth wait is 16-24 s): then many blocks needed a retry, and
+     * the silences are the radio's. An outage stops a block or two. */
+    if (r->blocks_retried > STALL_RETRIED_BLOCKS * r->stalls)
         return FALSE;
     part_text(part, sizeof part, r->stalled_s, r->duration_s);
     g_snprintf(v->evidence, sizeof v->evidence, "%u silence%s (an outage, or the meter pausing) took %s",
@@ -131,15 +145,24 @@ static double pauses_after_loss(const meter_transfer_record_t *r)
     return r->time_turnaround_s > 2 * usual ? r->time_turnaround_s - usual : 0;
 }
 
+double meter_poll_wait_unseen_s(const meter_transfer_record_t *r)
+{
+    double exchanges = (double)r->requests - r->retransmissions;
+
+    if (r->poll_period_s <= 0 || exchanges <= 0)
+        return 0;
+    return CLAMP(exchanges * r->poll_period_s / 2 - r->time_poll_s, 0, r->time_network_s);
+}
+
 /* The part of the split that took the most, besides the air. */
 static void largest_part(const meter_transfer_record_t *r, meter_verdict_t *v)
 {
-    double pauses = pauses_after_loss(r);
+    double pauses = pauses_after_loss(r), unseen_poll = meter_poll_wait_unseen_s(r);
     const struct { meter_verdict_cause_t cause; double s; } parts[] = {
         { VERDICT_RADIO_LOSS, r->time_timeouts_s + r->time_unseen_s + pauses },
-        { VERDICT_POLL_WAIT, r->time_poll_s },
+        { VERDICT_POLL_WAIT, r->time_poll_s + unseen_poll },
         { VERDICT_TURNAROUND, r->time_turnaround_s - pauses },
-        { VERDICT_BACKHAUL, r->time_network_s },
+        { VERDICT_BACKHAUL, r->time_network_s - unseen_poll },
     };
     guint best = 0;
     char part[64];
@@ -167,8 +190,9 @@ static void largest_part(const meter_transfer_record_t *r, meter_verdict_t *v)
     case VERDICT_POLL_WAIT:
         if (r->poll_period_s >= 0)
             g_snprintf(v->evidence, sizeof v->evidence,
-                       "answers wait for the sleepy meter's poll (every %.0f ms, %u Data Requests): %s",
-                       1e3 * r->poll_period_s, r->polls, part);
+                       "answers wait for the sleepy meter's poll (every %.0f ms, %u Data Requests; %.1f s of it "
+                       "where the capture cannot see the answer arrive, half a period an exchange): %s",
+                       1e3 * r->poll_period_s, r->polls, unseen_poll, part);
         else
             g_snprintf(v->evidence, sizeof v->evidence, "messages wait for a sleepy node's poll: %s", part);
         break;

@@ -326,6 +326,65 @@ static void count_response_losses(const ota_track_t *t, const ota_copy_t *c, gbo
     s->response_first_lost += lost && !first_ok;
 }
 
+/* The loss of a fragment by its place in a train, in the block's direction:
+ * on a busy channel or a mesh a fragment is lost more often the longer
+ * its train has been on the air (another sender's frame, or the train's own
+ * next fragment on the hop before, overlaps it), and the block-size model
+ * fits that growth. A copy was lost at its first fragment not shown
+ * acknowledged, else (incomplete) at the one after those captured. The
+ * first fragment goes out at an arbitrary time and the last one is lost
+ * more often on a sleepy meter (no frame pending: a retry after a lost ACK
+ * finds it asleep): both counted apart from the middle ones. */
+static void count_train_positions(const ota_track_t *t, const ota_copy_t *c, gboolean lost,
+                                  meter_transfer_record_t *s)
+{
+    guint stop = c->n_frags;
+
+    if (!c->fragmented || c->n_frags < 1 || c->frags[0].offset != 0)
+        return;
+    if (lost) {
+        for (guint k = 0; k < c->n_frags && stop == c->n_frags; k++)
+            if (t->acks_seen && !c->frags[k].acked && !c->frags[k].delivered)
+                stop = k;
+    }
+    if (stop == 0)
+        return;
+    for (guint k = 1; k < c->n_frags && k <= stop; k++) {
+        const ota_frag_t *fr = &c->frags[k];
+        gboolean here = lost && k == stop;
+        if (fr->offset && (guint32)fr->offset + fr->len >= c->size) {
+            s->train_last_frames++;
+            s->train_last_lost += here;
+        } else {
+            s->train_middle_frames++;
+            s->train_middle_lost += here;
+            s->train_position_sum += k;
+            s->train_position_sq_sum += k * k;
+            s->train_lost_position_sum += here ? k : 0;
+        }
+    }
+    /* Incomplete, every fragment captured acknowledged: lost at the next,
+     * the last one when what is missing fits in one (as much as the
+     * biggest FRAGN captured carried, else 96 bytes). */
+    if (lost && stop == c->n_frags && c->n_frags < OTA_MAX_FRAGS) {
+        guint32 end = 0, room = 0;
+        for (guint k = 0; k < c->n_frags; k++) {
+            end = MAX(end, (guint32)c->frags[k].offset + c->frags[k].len);
+            room = c->frags[k].offset ? MAX(room, c->frags[k].len) : room;
+        }
+        if (end + (room ? room : 96) >= c->size) {
+            s->train_last_frames++;
+            s->train_last_lost++;
+            return;
+        }
+        s->train_middle_frames++;
+        s->train_middle_lost++;
+        s->train_position_sum += stop;
+        s->train_position_sq_sum += stop * stop;
+        s->train_lost_position_sum += stop;
+    }
+}
+
 /* Appends an element to the wmem_array a map keeps for key (made on first use). */
 static void append_to_sized(wmem_allocator_t *tmp, wmem_map_t *map, const void *key, const void *elem, gsize size)
 {
@@ -720,6 +779,8 @@ void ota_finalize_all(ota_track_t *t, double stall_s)
                 s->response_bytes_complete += c->frags[k].psdu_len;
             count_response_losses(t, c, lost, s);
         }
+        if (code_known && is_request == c->msg->xfer->upload)
+            count_train_positions(t, c, lost, s);
         if (c->fragmented) {
             s->datagrams_fragmented++;
             s->datagrams_incomplete += !c->whole;

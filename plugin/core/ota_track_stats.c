@@ -164,6 +164,19 @@ static void prove_blocks_before_requests(const ota_transfer_t *x, wmem_map_t *of
     }
 }
 
+/* An answer RFC 7959 does not allow: with more to come, a block must be
+ * as long as its SZX says (2.2; an empty 2.05 to an SZX 0 request is the
+ * common case); a server may lower the SZX, never raise it (2.4); SZX 7 is
+ * reserved (2.2). */
+static gboolean answer_breaks_blockwise(const ota_msg_t *o)
+{
+    if (!o->has_block || !coap_code_is_success(o->code) || o->code == COAP_CODE_CONTINUE)
+        return FALSE;
+    if (o->szx == 7 || (o->request && o->request->has_block && o->szx > o->request->szx))
+        return TRUE;
+    return !o->xfer->upload && o->more && o->len != meter_block_size(o->szx);
+}
+
 void ota_finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *air_spans, wmem_array_t *polls,
                               double stall_s)
 {
@@ -181,6 +194,7 @@ void ota_finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *air_
     ota_runs_from_spans(poll_runs);
     wmem_map_t *offsets = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     wmem_map_t *requested = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
+    wmem_map_t *tries_by_offset = wmem_map_new(tmp, g_direct_hash, g_direct_equal);
     GArray *marks = g_array_new(FALSE, FALSE, sizeof(ota_split_mark_t));
     gint64 prev_accepted = -1;
     gboolean have_prev = FALSE;
@@ -206,6 +220,8 @@ void ota_finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *air_
                 s->error_responses++;
             if (o->request && o->code != COAP_CODE_EMPTY)
                 s->duplicate_responses += nr - 1;
+            if (answer_breaks_blockwise(o))
+                s->protocol_anomalies++;
             if (!x->upload && coap_code_is_success(o->code) && o->has_block && o->len)
                 wmem_map_insert(offsets, GUINT_TO_POINTER(o->offset + 1), GUINT_TO_POINTER(o->len));
             if (x->upload && o->request && coap_code_is_success(o->code))
@@ -221,6 +237,12 @@ void ota_finalize_transfer(const ota_track_t *t, ota_transfer_t *x, GArray *air_
         }
         s->requests += nr;
         s->retransmissions += nr - 1;
+        /* A block asked again or retransmitted counts once. */
+        gpointer tries = wmem_map_lookup(tries_by_offset, GUINT_TO_POINTER(o->offset + 1));
+        guint32 total = GPOINTER_TO_UINT(tries) + nr;
+        wmem_map_insert(tries_by_offset, GUINT_TO_POINTER(o->offset + 1), GUINT_TO_POINTER(total));
+        if (total > 1 && total - nr <= 1)
+            s->blocks_retried++;
         if (nr > 1) {
             gint64 after = o->rounds.at[1].first_us - o->rounds.at[0].first_us;
             wmem_array_append_one(rx_after, after);

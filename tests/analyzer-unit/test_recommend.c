@@ -58,7 +58,10 @@ static double wait_per_first_timeout(double f)
 
 /* The inputs, in the documentation's symbols. */
 typedef struct {
-    double B0, p0, k0, kq, R, D, d1, O, Pq, bL, b, h, a, n, q, u, w, phi, beta, T0;
+    double B0, p0, k0, kq, R, D, d1, O, Pq, bL, bZ, b, h, a, n, q, u, w, phi, beta, T0;
+    double m0, g, gl, gh, c;     /* the train: q(p) = m0 + g p, growth range gl..gh, hops x fatal share */
+    double Nm, Lm, Sp;           /* middle fragments sent, lost, sum of their places */
+    gboolean g_measured;
     gboolean fits, upload;
 } doc_model_t;
 
@@ -93,16 +96,42 @@ static doc_model_t doc_inputs(const ms_transfer_t *x, double flash)
     m.d1 = r->frag1_block_bytes;
     m.Pq = positive_ratio(r->request_copies_lost, r->request_copies, 0);
     m.bL = positive_ratio(later_lost, r->response_later_frames, -1);
+    m.bZ = positive_ratio(r->train_last_lost, r->train_last_frames, -1);
     if (m.upload)
         m.b = 1 - pow(1 - m.Pq, 1 / MAX(1.0, kq_req));
     else
-        m.b = m.k0 >= 2.5 && later_lost > 0 ? m.bL : m.Pq;
+        m.b = m.k0 >= 2.5 && later_lost > 0 ? m.bL : r->train_last_lost > 0 && m.bZ < m.Pq ? m.bZ : m.Pq;
     m.h = MAX(1.0, positive_ratio(r->request_copies, r->requests, 1));
+    /* The train: the least-squares line of a middle fragment's loss on its place. */
+    m.Nm = r->train_middle_frames;
+    m.Lm = r->train_middle_lost;
+    m.Sp = r->train_position_sum;
+    double Spp = r->train_position_sq_sum, Lp = r->train_lost_position_sum;
+    double var = m.Nm > 0 ? Spp / m.Nm - (m.Sp / m.Nm) * (m.Sp / m.Nm) : 0;
+    m.m0 = MIN(m.b, 1.0);
+    m.g = m.gl = 0;
+    m.gh = m.m0;
+    if (m.Nm >= 2 && m.Lm >= 1 && var >= 0.5) {
+        double den = m.Nm * Spp - m.Sp * m.Sp, mean = m.Lm / m.Nm;
+        double slope = (m.Nm * Lp - m.Sp * m.Lm) / den, se = sqrt(mean * (1 - mean) * m.Nm / den);
+        m.g_measured = TRUE;
+        m.g = MAX(0.0, slope);
+        m.gl = MAX(0.0, slope - 1.645 * se);
+        m.gh = MAX(m.gl, slope + 1.645 * se);
+        m.m0 = MAX(0.0, (m.Lm - m.g * m.Sp) / m.Nm);
+    }
+    double lost_copies = (double)r->request_copies_lost + r->response_copies_lost;
+    m.c = m.h * (lost_copies > 0 ? MIN(1.0, ((double)r->retransmissions + r->rerequests) / lost_copies) : 1);
     m.a = r->time_air_s / r->blocks;
     m.n = r->time_network_s / r->blocks;
     m.q = r->time_poll_s / r->blocks;
     m.u = r->time_turnaround_s / r->blocks;
     m.w = (r->time_timeouts_s + r->time_unseen_s) / r->blocks;
+    /* A meter's pauses after giving up, shown as turn-around, are waits. */
+    if (r->rerequests && r->turnaround_median_s >= 0 && m.u > 2 * r->turnaround_median_s) {
+        m.w += m.u - r->turnaround_median_s;
+        m.u = r->turnaround_median_s;
+    }
     double Sb = m.upload ? r->request_span_s : r->response_span_s, So = m.upload ? r->response_span_s : r->request_span_s;
     gboolean spans = Sb >= 0 && So >= 0, measured = spans && m.k0 - m.kq >= 0.5;
     m.phi = measured ? MAX(0.0, (Sb - So) / (m.k0 - m.kq)) : m.h * FRAME_HOP_S;
@@ -133,10 +162,23 @@ static double doc_frames(const doc_model_t *m, double B)
 
 /* F(B), kept a probability: fewer frames than measured can remove more loss
  * than was measured (the code clamps it the same way). */
+/* H(k): the hazard of a train's frames after the first, at places 1..k-1. */
+static double doc_hazard(double k, double q0, double g)
+{
+    double n = MAX(0.0, k - 1);
+    return -n * log(1 - MIN(q0, 1.0)) + g * n * (n + 1) / 2;
+}
+
+static double doc_fail_with(const doc_model_t *m, double B, double q0, double g)
+{
+    double h = doc_hazard(doc_frames(m, B), q0, g) - doc_hazard(m->k0, q0, g);
+    double f = 1 - (1 - m->p0) * exp(-m->c * h);
+    return CLAMP(f, 0, 1);
+}
+
 static double doc_fail(const doc_model_t *m, double B)
 {
-    double f = 1 - (1 - m->p0) * pow(1 - MIN(m->b, 1.0), m->h * (doc_frames(m, B) - m->k0));
-    return CLAMP(f, 0, 1);
+    return doc_fail_with(m, B, m->m0, m->g);
 }
 
 static double doc_time(const doc_model_t *m, double B)
@@ -223,10 +265,30 @@ static void assert_as_documented(const ms_transfer_t *x, double beta)
     assert_close(r.frame_s, m.phi, "phi", 0);
     assert_close(r.turn_s_per_byte, m.beta, "beta", 0);
     assert_close(r.timeout_s, m.T0, "T0", 0);
+    assert_close(r.train_loss, m.m0, "q(0)", 0);
+    assert_close(r.train_growth, m.g, "g", 0);
+    assert_close(r.train_growth_low, m.gl, "g low", 0);
+    assert_close(r.train_growth_high, m.gh, "g high", 0);
+    assert_close(r.train_hops, m.c, "c", 0);
+    g_assert_cmpint(r.train_growth_measured, ==, m.g_measured);
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
         double B = 16 << szx;
         assert_close(r.exchange_fail[szx], doc_fail(&m, B), "F", szx);
         assert_close(r.rate_Bps[szx], doc_rate(&m, B), "rate", szx);
+        /* The range: the rates at the growth's two ends (each with the
+         * intercept that keeps the middle fragments' measured loss). */
+        double lo = doc_rate(&m, B), hi = lo;
+        for (guint end = 0; end < 2; end++) {
+            double g = end ? m.gh : m.gl;
+            double q0 = m.g_measured ? MAX(0.0, (m.Lm - g * m.Sp) / m.Nm) : m.m0;
+            doc_model_t e = m;
+            e.m0 = q0;
+            e.g = g;
+            lo = MIN(lo, doc_rate(&e, B));
+            hi = MAX(hi, doc_rate(&e, B));
+        }
+        assert_close(r.rate_low_Bps[szx], lo, "rate low", szx);
+        assert_close(r.rate_high_Bps[szx], hi, "rate high", szx);
         if (doc_rate(&m, B) > doc_rate(&m, 16 << best))
             best = szx;
     }
@@ -349,6 +411,40 @@ static void test_lossy_as_documented(void)
     assert_as_documented(&x, FLASH_S_PER_BYTE);
     g_assert_true(ms_recommend(NULL, &x, FLASH_S_PER_BYTE, &r));
     g_assert_cmpfloat(r.exchange_fail[0], ==, 0);
+
+    /* 11-frame trains across 3 hops whose middle fragments are lost more
+     * the further they are (places 1..9, 1% + 0.5% a place): the growth is
+     * fitted; fewer failed exchanges than lost copies; the meter paused
+     * after giving up (turn-around 3 s a block, median 0.2 s). */
+    x = download(130, 1024, 11, 90, 0.37, 0.13, 3.0);
+    lose_exchanges(&x, 220, 1600.0);
+    x.rec.rerequests = 18;
+    x.rec.requests += 18;
+    x.rec.turnaround_median_s = 0.2;
+    x.rec.request_copies = 3 * x.rec.requests;
+    x.rec.request_copies_lost = 20;
+    x.rec.response_copies = 980;
+    x.rec.response_copies_lost = 400;
+    x.rec.response_first_lost = 28;
+    x.rec.train_middle_frames = x.rec.train_middle_lost = 0;
+    for (guint p = 1; p <= 9; p++) {
+        guint32 sent = 800 - 30 * p, lost = (guint32)lround(sent * (0.01 + 0.005 * p));
+        x.rec.train_middle_frames += sent;
+        x.rec.train_middle_lost += lost;
+        x.rec.train_position_sum += p * sent;
+        x.rec.train_position_sq_sum += p * p * sent;
+        x.rec.train_lost_position_sum += p * lost;
+    }
+    x.rec.train_last_frames = 560;
+    x.rec.train_last_lost = 20;
+    assert_as_documented(&x, FLASH_S_PER_BYTE);
+    g_assert_true(ms_recommend(NULL, &x, FLASH_S_PER_BYTE, &r));
+    g_assert_true(r.train_growth_measured);
+    g_assert_cmpfloat(fabs(r.train_growth - 0.005), <, 0.001);
+    g_assert_cmpfloat(r.train_hops, <, r.hops);
+    g_assert_cmpfloat(r.turnaround_s, ==, 0.2);
+    for (guint szx = 0; szx <= MS_SZX_MAX; szx++)
+        g_assert_true(r.rate_low_Bps[szx] <= r.rate_Bps[szx] && r.rate_Bps[szx] <= r.rate_high_Bps[szx]);
 }
 
 /* Random consistent downloads: at the measured size the model gives back
