@@ -273,12 +273,13 @@ static int report_jobs(const ms_options_t *o, job_t *jobs, ms_job_progress_t *pr
         status = 128 + stop;
     }
 
+    /* The advice first: clearing it reads its capture's transfers. */
+    for (guint i = 0; i < na; i++)
+        ms_analysis_clear_advice(&a[i]);
     for (guint i = 0; i < n; i++) {
         ms_capture_free(jobs[i].capture);
         g_free(jobs[i].message);
     }
-    for (guint i = 0; i < na; i++)
-        ms_analysis_clear_advice(&a[i]);
     g_free(a);
     g_free(jobs);
     g_free(progress);
