@@ -52,15 +52,35 @@ static const ms_whatif_t *fastest(const ms_whatifs_t *w)
     return c && c->saved_s >= PAYS_SHARE * w->now.duration_s ? c : NULL;
 }
 
+/* Causes no setting mends: what to do instead. The what-ifs scale the
+ * measured waits, a silence among them, so they would promise too much. */
+static const char *no_setting_mends(meter_verdict_cause_t cause)
+{
+    switch (cause) {
+    case VERDICT_STALLS:
+        return "no setting shortens a silence: find what stopped the link or the meter where "
+               "meter.ota.stall.expert marks it";
+    case VERDICT_PROTOCOL_ERROR:
+        return "the peer's answers need mending, not a setting of the meter's";
+    case VERDICT_CAPTURE_IMPERFECT:
+        return "a capture at the radio, next to the meter, would tell";
+    default:
+        return NULL;
+    }
+}
+
 static char *compose(const ms_advice_t *a)
 {
     GString *s = g_string_new(a->verdict.evidence);
+    const char *instead = no_setting_mends(a->verdict.cause);
 
     if (s->len)
         s->str[0] = g_ascii_toupper(s->str[0]);
+    if (instead) {
+        g_string_append_printf(s, "; %s.", instead);
+        return g_string_free(s, FALSE);
+    }
     if (!a->has_model) {
-        if (a->verdict.cause == VERDICT_CAPTURE_IMPERFECT)
-            g_string_append(s, "; a capture at the radio, next to the meter, would tell");
         g_string_append_c(s, '.');
         return g_string_free(s, FALSE);
     }
@@ -89,7 +109,7 @@ void ms_advise(const ms_capture_t *c, const ms_transfer_t *t, double flash_s_per
     meter_verdict(&t->rec, &a->verdict);
     a->has_model = t->rec.frames_sent && ms_recommend(c, t, flash_s_per_byte, &a->model) &&
                    ms_whatifs(t, &a->model, &a->whatifs);
-    if (a->has_model) {
+    if (a->has_model && !no_setting_mends(a->verdict.cause)) {
         const ms_whatif_t *best = fastest(&a->whatifs);
         const ms_whatif_t *quiet = a->verdict.cause == VERDICT_SPURIOUS ? quiet_timeout(&a->whatifs) : NULL;
         a->action = quiet ? quiet : best;

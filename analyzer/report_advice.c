@@ -51,17 +51,19 @@ static void what_to_change(FILE *out, const ms_advice_t *v)
             "nothing; ACK_TIMEOUT %.2f s (%s)\n", now, w->now.meter_frames, w->now.radio_on_s, w->now.spurious,
             w->ack_timeout_s, w->ack_timeout_measured ? "from the first retransmissions" : "RFC 7252's, assumed");
     g_free(now);
-    fprintf(out, "  %-34s %-28s %10s %12s %11s\n", "change", "whole image (90% range)", "saves", "meter frames",
+    fprintf(out, "  %-36s %-34s %-14s %12s %10s\n", "change", "whole image (90% range)", "against now", "meter frames",
             "radio-on");
     for (guint i = 0; i < w->changes->len && i < TABLE_CHANGES; i++) {
         const ms_whatif_t *c = &g_array_index(w->changes, ms_whatif_t, i);
         char *t = range_text(&c->cost);
-        char *saved = duration_text(fabs(c->saved_s), DURATION_FINE);
-        fprintf(out, "  %-34s %-28s %c%9s %+12.0f %+10.1fs\n", c->setting, t, c->saved_s >= 0 ? ' ' : '-', saved,
-                c->cost.meter_frames - w->now.meter_frames, c->cost.radio_on_s - w->now.radio_on_s);
-        fprintf(out, "  %-34s   %s\n", "", c->note);
+        char *d = duration_text(fabs(c->saved_s), DURATION_FINE);
+        char *against = g_strdup_printf("%s %s", c->saved_s >= 0 ? "saves" : "costs", d);
+        fprintf(out, "  %-36s %-34s %-14s %12.0f %9.1fs\n", c->setting, t, against, c->cost.meter_frames,
+                c->cost.radio_on_s);
+        g_free(d);
+        g_free(against);
+        fprintf(out, "  %-36s   %s\n", "", c->note);
         g_free(t);
-        g_free(saved);
     }
     if (w->changes->len > TABLE_CHANGES)
         fprintf(out, "  (%u more in the JSON report)\n", w->changes->len - TABLE_CHANGES);
@@ -154,7 +156,9 @@ void ms_report_json_advice(JsonBuilder *b, const ms_advice_t *v)
         json_builder_set_member_name(b, "setting");
         json_builder_add_string_value(b, c->setting);
         json_cost(b, &c->cost);
-        member_double(b, "saved_s", c->saved_s);
+        /* reports carry no negative number: a change saves time or costs it */
+        member_double(b, "saves_s", MAX(0.0, c->saved_s));
+        member_double(b, "costs_s", MAX(0.0, -c->saved_s));
         json_builder_set_member_name(b, "note");
         json_builder_add_string_value(b, c->note);
         json_builder_end_object(b);

@@ -134,12 +134,12 @@ static void recommendation(FILE *out, const ms_recommendation_t *r)
             r->hops);
     if (r->train_growth_measured)
         fprintf(out, "            a frame after the first lost %.2f%% + %.3f%% a place further "
-                     "(fitted on %.0f middle fragments, %.0f lost; growth %.3f%%-%.3f%%);\n",
+                     "(fitted on %.0f middle fragments, %.0f lost; growth %.3f%% to %.3f%%);\n",
                 100 * r->train_loss, 100 * r->train_growth, r->middle_frames, r->middle_lost,
                 100 * r->train_growth_low, 100 * r->train_growth_high);
     else
         fprintf(out, "            a frame after the first lost %.2f%% wherever it is in the train "
-                     "(%.0f middle fragments, %.0f lost: too few places to fit; growth 0%%-%.3f%% a place);\n",
+                     "(%.0f middle fragments, %.0f lost: too few places to fit; growth 0%% to %.3f%% a place);\n",
                 100 * r->train_loss, r->middle_frames, r->middle_lost, 100 * r->train_growth_high);
     if (r->frame_s_measured)
         g_snprintf(frame, sizeof frame, "%.4fs a frame more (measured across the hops)", r->frame_s);

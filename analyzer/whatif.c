@@ -163,32 +163,51 @@ static void block_sizes(ms_whatifs_t *w, const ms_recommendation_t *r, const bas
     }
 }
 
+/* A sleepy meter's poll timer runs on from the poll that brought the last
+ * answer: the next answer reaches its parent d later (the meter's
+ * turn-around and the round trip), and waits for the poll after it, P - d,
+ * or half a period on average where d spreads over more than the period.
+ * The wait of one exchange at period p, for a d. */
+static double poll_wait(double p, double d)
+{
+    return MAX(p - d, p / 2);
+}
+
 static void poll_periods(ms_whatifs_t *w, const meter_transfer_record_t *x, const ms_recommendation_t *r,
                          const base_t *b)
 {
     double period = x->poll_period_s;
+    double exchanges = per((double)x->requests - x->retransmissions, x->blocks, 1);
 
-    if (!w->sleepy || period <= 0 || b->poll_s <= 0)
+    if (!w->sleepy || period <= 0 || b->poll_s <= 0 || exchanges <= 0)
         return;
     double blocks = image_blocks(w, r->block_size);
-    double uncertain = per(x->time_poll_uncertain_s, x->blocks, 0);
+    /* d as the measured wait says; where the capture could not see the
+     * answers reach the parent, as uncertain as those waits. */
+    double wait_now = b->poll_s / exchanges, d = MAX(0.0, period - wait_now);
+    double unseen = per(meter_poll_wait_unseen_s(x), (double)x->requests - x->retransmissions, 0) +
+                    per(x->time_poll_uncertain_s, (double)x->requests - x->retransmissions, 0);
+    /* what the formula is off by at the measured period (a wait shorter than half of it) */
+    double scale = wait_now / poll_wait(period, d);
     for (guint i = 0; i < G_N_ELEMENTS(POLL_PERIODS_S); i++) {
         double p = POLL_PERIODS_S[i];
         if (fabs(p - period) < 0.2 * period)
             continue;
-        /* A held answer waits for a poll at a random point of the period:
-         * the waits scale with it. */
-        double poll_s = b->poll_s * p / period, block_s = b->block_s - b->poll_s + poll_s;
+        double poll_s = exchanges * scale * poll_wait(p, d), block_s = b->block_s - b->poll_s + poll_s;
         double polls = b->polls * per(block_s, b->block_s, 1) * period / p;
+        double low = exchanges * scale * MIN(poll_wait(p, d + unseen), poll_wait(p, MAX(0.0, d - unseen)));
+        double high = exchanges * scale * MAX(poll_wait(p, d + unseen), poll_wait(p, MAX(0.0, d - unseen)));
         ms_whatif_t *c = add(w, MS_KNOB_POLL_PERIOD, p);
         g_snprintf(c->setting, sizeof c->setting, "poll every %.0f ms during the update", 1e3 * p);
         image_cost(b, w->sleepy, blocks, block_s, b->rounds, b->resp_frames, polls, b->spurious, &c->cost);
         loss_range(r, b, block_s - waits(r, b, b->loss, r->timeout_s), b->loss, b->loss_sd, r->timeout_s, blocks,
                    &c->cost);
-        c->cost.low_s = MAX(0.0, c->cost.low_s - blocks * uncertain * p / period);
-        c->cost.high_s += blocks * uncertain * p / period;
-        g_snprintf(c->note, sizeof c->note, "poll waits %.3f s a block instead of %.3f s (polls every %.0f ms now)",
-                   poll_s, b->poll_s, 1e3 * period);
+        c->cost.low_s = MAX(0.0, c->cost.low_s - blocks * (poll_s - low));
+        if (c->cost.high_s >= 0)
+            c->cost.high_s += blocks * (high - poll_s);
+        g_snprintf(c->note, sizeof c->note,
+                   "poll waits %.3f s a block instead of %.3f s (polls every %.0f ms now; answers reach the parent "
+                   "%.3f s after a poll)", poll_s, b->poll_s, 1e3 * period, d);
     }
 }
 

@@ -47,14 +47,23 @@ static void part_text(char *buf, gsize size, double part, double whole)
     g_snprintf(buf, size, "%.*f s of %.*f s (%.0f%%)", decimals, part, decimals, whole, 100 * share(part, whole));
 }
 
+static gboolean on_ip(const meter_transfer_record_t *r, const char *side)
+{
+    return r->vantage && strcmp(r->vantage, side) == 0;
+}
+
 static gboolean capture_imperfect(const meter_transfer_record_t *r, meter_verdict_t *v)
 {
     double frames = (double)r->frames_sent + r->frames_missed_estimate;
 
-    if (r->vantage && strcmp(r->vantage, "radio") != 0) {
+    /* At the gateway the meter's turn-around holds the whole radio path:
+     * only retransmissions sent for nothing can still be told. Next to
+     * the meter on IP the split is the meter's own, but for the radio. */
+    if (on_ip(r, "gateway")) {
         g_snprintf(v->evidence, sizeof v->evidence,
-                   "the capture was taken on IP next to the %s: the radio's part (air, loss, polls) cannot be "
-                   "judged, and %.1f s of waits are not visible from it", r->vantage, r->time_unseen_s);
+                   "the capture was taken on IP next to the gateway: the radio's part (air, loss, polls, the "
+                   "meter's turn-around) cannot be judged, and %.1f s of waits are not visible from it",
+                   r->time_unseen_s);
         v->lost_s = r->time_unseen_s;
         return TRUE;
     }
@@ -179,13 +188,17 @@ static void largest_part(const meter_transfer_record_t *r, meter_verdict_t *v)
     }
     v->cause = parts[best].cause;
     v->lost_s = parts[best].s;
+    char fragments[96] = "";
+    if (r->datagrams_fragmented)
+        g_snprintf(fragments, sizeof fragments, ", %u of %u fragmented datagrams never complete",
+                   r->datagrams_incomplete, r->datagrams_fragmented);
     switch (v->cause) {
     case VERDICT_RADIO_LOSS:
         g_snprintf(v->evidence, sizeof v->evidence,
-                   "exchanges lost on the radio: %u retransmissions and %u re-requests for %u blocks, %u of %u "
-                   "fragmented datagrams never complete; waiting for CoAP timeouts and pausing after them took %s",
-                   r->retransmissions, r->rerequests, r->blocks, r->datagrams_incomplete, r->datagrams_fragmented,
-                   part);
+                   "exchanges lost on the %s: %u retransmissions and %u re-requests for %u blocks%s; waiting "
+                   "for CoAP timeouts and pausing after them took %s",
+                   on_ip(r, "meter") ? "way (this capture, on IP, cannot say where)" : "radio",
+                   r->retransmissions, r->rerequests, r->blocks, fragments, part);
         break;
     case VERDICT_POLL_WAIT:
         if (r->poll_period_s >= 0)
@@ -216,7 +229,9 @@ void meter_verdict(const meter_transfer_record_t *r, meter_verdict_t *v)
         g_strlcpy(v->evidence, "nothing to judge: the transfer took no measurable time", sizeof v->evidence);
         return;
     }
-    if (capture_imperfect(r, v))
+    if (on_ip(r, "gateway") && spurious(r, v))
+        v->cause = VERDICT_SPURIOUS;
+    else if (capture_imperfect(r, v))
         v->cause = VERDICT_CAPTURE_IMPERFECT;
     else if (protocol_error(r, v))
         v->cause = VERDICT_PROTOCOL_ERROR;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <json-glib/json-glib.h>
 #include "report.h"
+#include "report_advice.h"
 #include "transfer.h"
 #include "transfer_record.h"
 
@@ -546,11 +547,11 @@ static void test_reports_every_column(void)
         ms_capture_t *c = read_capture(text);
         only_transfer(c);
 
-        /* CSV: "capture", the columns in table order, then the six shares. */
+        /* CSV: "capture", the columns in table order, the six shares, then the advice's. */
         char *csv = report(ms_report_csv, c);
         char **rows = g_strsplit(csv, "\n", -1);
         char **head = g_strsplit(rows[0], ",", -1), **cells = g_strsplit(rows[1], ",", -1);
-        g_assert_cmpuint(g_strv_length(head), ==, 1 + meter_transfer_schema.n_columns + 6);
+        g_assert_cmpuint(g_strv_length(head), ==, 1 + meter_transfer_schema.n_columns + 6 + ms_report_csv_advice_n);
         g_assert_cmpuint(g_strv_length(cells), ==, g_strv_length(head));
         for (guint i = 0; i < meter_transfer_schema.n_columns; i++) {
             const meter_column_t *col = &meter_transfer_schema.columns[i];

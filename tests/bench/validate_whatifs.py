@@ -22,7 +22,7 @@ from; column: the setting predicted; the diagonal, in brackets, is the
 capture's own `now` against its own truth: a consistency check), the count
 within 20%, the worst error, how many truths fall in the predicted
 [low, high] range, the recommended setting (the knob's change with the most
-saved_s, "as is" when none saves time) against the truth's fastest, and the
+saves_s, "as is" when none saves time) against the truth's fastest, and the
 meter's frames predicted against the frames counted in the truth's setting's
 capture. The truth has no count of one node's frames, so those are counted
 from the capture (the generator's sniffer is perfect by default): every frame
@@ -240,10 +240,11 @@ class Sweep:
     def recommended(self, f):
         w = self.runs[f]["whatif"]
         mine = [c for c in w["changes"] if c["knob"] == self.s[2]]
-        best = max(mine, key=lambda c: c["saved_s"], default=None)
-        if best is None or best["saved_s"] <= 0:
+        saved = lambda c: c["saves_s"] - c["costs_s"]  # noqa: E731
+        best = max(mine, key=saved, default=None)
+        if best is None or saved(best) <= 0:
             return None, 0.0
-        return best["value"], best["saved_s"]
+        return best["value"], saved(best)
 
     def setting_of(self, v):
         for s in self.settings:

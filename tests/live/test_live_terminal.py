@@ -63,9 +63,11 @@ def main():
         replay = subprocess.Popen([sys.executable, REPLAY, src, fifo, "--speed", "10", "--stall-before",
                                    str(stall_before), "--stall-s", "40"])
 
-        def pane():
-            return subprocess.run([tmux, "-S", sock, "capture-pane", "-p", "-t", "live"], capture_output=True,
-                                  text=True).stdout
+        def pane(history=False):
+            # the report is longer than the pane: its start is in the history
+            start = ["-S", "-400"] if history else []
+            return subprocess.run([tmux, "-S", sock, "capture-pane", "-p", "-t", "live"] + start,
+                                  capture_output=True, text=True).stdout
 
         def wait_for(pattern, seconds=60):
             deadline = time.monotonic() + seconds
@@ -98,7 +100,7 @@ def main():
         replay.wait(timeout=120)
         m, text = wait_for(r"^live exit (\d+)")
         check(m is not None and m.group(1) == "0", "at the end of input it exits 0")
-        check("block-wise transfers" in text, "and the table report follows")
+        check("block-wise transfers" in pane(history=True), "and the table report follows")
     finally:
         subprocess.run([tmux, "-S", sock, "kill-server"], capture_output=True)
         a.close()

@@ -20,7 +20,8 @@ them (requests, retransmissions, spurious ones, re-requests, duplicate
 responses), the time split within tolerance (timeouts: the waits after
 rounds the relay dropped, or whose answer it dropped; network; turn-around;
 at the gateway, time_unseen_s: the waits after requests dropped before they
-reached the server, and the vantage), its parts adding up to duration_s."""
+reached the server, and the vantage), its parts adding up to duration_s, and
+the verdict's cause as the log tells it (compare())."""
 import json
 import math
 import os
@@ -340,6 +341,24 @@ def compare(side, t, n, nl, spread, image_size, block_size):
         near("time_unseen_s", n["explained"], nl["turn_spread"] * n["dropped_first"] + tol_log,
              clock="relay clock: the client's waits after %d dropped requests, each +- %.1f ms as the log's other "
                    "turns strayed" % (n["dropped_first"], nl["turn_spread"] * 1e3))
+    # The verdict's cause (docs/recommendation.md, "The verdict") as the
+    # log tells it: requests sent again while their answers were only late
+    # (the relay delayed, not dropped), else at the gateway nothing of the
+    # client's side can be judged, else the largest of the log's waits.
+    if n["spurious"] >= max(3, n["retransmissions"] / 2):
+        cause = "spurious_retransmissions"
+    elif side == "gateway":
+        cause = "capture_imperfect"
+    else:
+        cause = max((("radio_loss", n["timeouts"] + n["unseen"]), ("backhaul", n["network"]),
+                     ("turnaround", n["turnaround"])), key=lambda kv: kv[1])[0]
+    verdict = t.get("verdict") or {}
+    ok = verdict.get("cause") == cause
+    print("  %-5s %-8s verdict %-16s meterscope %s; log %s: %s" % ("ok" if ok else "FAIL", side, "",
+                                                                   verdict.get("cause"), cause,
+                                                                   verdict.get("sentence")))
+    if not ok:
+        fails.append("verdict")
     parts = [t.get(p) for p in PARTS]
     if all(isinstance(p, (int, float)) for p in parts) and isinstance(t.get("duration_s"), (int, float)):
         ok = abs(sum(parts) - t["duration_s"]) <= 6e-6
