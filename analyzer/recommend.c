@@ -457,3 +457,22 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
         clear_outputs(r);
     return TRUE;
 }
+
+void ms_recommend_why(const ms_recommendation_t *r, char *buf, gsize size)
+{
+    guint32 best = 16u << r->best_szx;
+    double k_base = ms_frames_for_block(r->block_size, r);
+    double k = MAX(1.0, ms_frames_for_block(best, r) * r->block_frames / k_base);
+    guint now = 0;
+
+    while (now < MS_SZX_MAX && (16u << now) < r->block_size)
+        now++;
+    if (best == r->block_size) {
+        g_snprintf(buf, size, "the measured size: no other is predicted faster");
+        return;
+    }
+    g_snprintf(buf, size,
+               "%u-byte blocks take %.1f frames instead of %.1f, and %.0f%% of their exchanges fail instead of the "
+               "measured %.0f%%: %.0f B/s instead of %.0f", best, k, r->block_frames, 100 * r->exchange_fail[r->best_szx],
+               100 * r->exchange_loss, r->rate_Bps[r->best_szx], r->rate_Bps[now]);
+}

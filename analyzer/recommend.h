@@ -78,6 +78,9 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *x, double flas
  * shows fragmented blocks, else from the frame room and the overhead. */
 guint    ms_frames_for_block(guint32 block_size, const ms_recommendation_t *r);
 const char *ms_turn_source_name(ms_turn_source_t s);
+/* Why the recommended size: its frames, its exchange loss and its rate
+ * against the measured size's. */
+void     ms_recommend_why(const ms_recommendation_t *r, char *buf, gsize size);
 /* Expected time waiting for CoAP timeouts per block when each exchange
  * fails with probability f and the first timeout is timeout seconds
  * (RFC 7252's doubling, MAX_RETRANSMIT 4, then a new exchange). */

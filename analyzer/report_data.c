@@ -242,6 +242,10 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
     json_builder_end_array(b);
     json_builder_set_member_name(b, "best_szx");
     json_builder_add_int_value(b, r->best_szx);
+    char why[256];
+    ms_recommend_why(r, why, sizeof why);
+    json_builder_set_member_name(b, "why");
+    json_builder_add_string_value(b, why);
     json_builder_end_object(b);
 }
 

@@ -181,7 +181,9 @@ static void recommendation(FILE *out, const ms_recommendation_t *r)
         }
         fprintf(out, "\n");
     }
-    fprintf(out, "  recommended: SZX %u (%u-byte blocks)\n", r->best_szx, 16u << r->best_szx);
+    char why[256];
+    ms_recommend_why(r, why, sizeof why);
+    fprintf(out, "  recommended: SZX %u (%u-byte blocks): %s\n", r->best_szx, 16u << r->best_szx, why);
 }
 
 typedef struct {

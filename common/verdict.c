@@ -19,6 +19,8 @@
 #define STALLS_SHARE 0.25
 /* Silences with more blocks retried than this each are the loss's backoff. */
 #define STALL_RETRIED_BLOCKS 2
+/* ... and where more than this share of the blocks needed a retry. */
+#define STALL_RETRIED_SHARE 0.25
 /* Retransmissions sent for nothing: most of them, and enough to matter. */
 #define SPURIOUS_SHARE 0.5
 #define SPURIOUS_MIN 3
@@ -111,7 +113,7 @@ static gboolean stalls(const meter_transfer_record_t *r, meter_verdict_t *v)
     /* CoAP's doubling timeouts make silences of their own on a lossy link
      * (the fourth wait is 16-24 s): then many blocks needed a retry, and
      * the silences are the radio's. An outage stops a block or two. */
-    if (r->blocks_retried > STALL_RETRIED_BLOCKS * r->stalls)
+    if (r->blocks_retried > STALL_RETRIED_BLOCKS * r->stalls || r->blocks_retried > STALL_RETRIED_SHARE * r->blocks)
         return FALSE;
     part_text(part, sizeof part, r->stalled_s, r->duration_s);
     g_snprintf(v->evidence, sizeof v->evidence, "%u silence%s (an outage, or the meter pausing) took %s",

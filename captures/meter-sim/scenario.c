@@ -94,12 +94,6 @@ void sim_params_defaults(sim_params_t *p)
     p->block_gap_ms = 0;
 }
 
-void sim_params_set_szx(sim_params_t *p, int szx)
-{
-    for (int i = 0; i < SIM_MAX_METERS; i++)
-        p->fw_szx[i] = szx;
-}
-
 static void apply_default(sim_params_t *p) { (void)p; }
 
 /* The field measurement: a 512 kB image over a ~5% lossy link, 30-50 ms
@@ -301,23 +295,8 @@ static const scenario_t SCENARIOS[] = {
     { "slow-lossy", "the slow backhaul behind the default bursty 5% radio link", apply_slow_lossy, NULL },
 };
 
-const scenario_t *scenario_nth(guint i)
+const scenario_t *scenario_ordinary(guint *n)
 {
-    guint n_faults;
-    const scenario_t *faults = scenario_faults(&n_faults);
-
-    if (i < G_N_ELEMENTS(SCENARIOS))
-        return &SCENARIOS[i];
-    i -= G_N_ELEMENTS(SCENARIOS);
-    return i < n_faults ? &faults[i] : NULL;
-}
-
-const scenario_t *scenario_find(const char *name)
-{
-    const scenario_t *s;
-
-    for (guint i = 0; (s = scenario_nth(i)) != NULL; i++)
-        if (strcmp(s->name, name) == 0)
-            return s;
-    return NULL;
+    *n = G_N_ELEMENTS(SCENARIOS);
+    return SCENARIOS;
 }

@@ -135,13 +135,20 @@ typedef struct {
 } scenario_t;
 
 void sim_params_defaults(sim_params_t *p);
-/* Every meter asks for firmware blocks of this SZX. */
-void sim_params_set_szx(sim_params_t *p, int szx);
+/* Every meter asks for firmware blocks of this SZX (inline: the ordinary
+ * and the fault scenarios both use it, and neither file calls the other's). */
+static inline void sim_params_set_szx(sim_params_t *p, int szx)
+{
+    for (int i = 0; i < SIM_MAX_METERS; i++)
+        p->fw_szx[i] = szx;
+}
+/* scenario_list.c: a scenario by name; the i-th, the ordinary ones then
+ * the fault ones, NULL past the last. */
 const scenario_t *scenario_find(const char *name);
-/* The i-th named scenario, the ordinary ones then the fault ones; NULL past the last. */
 const scenario_t *scenario_nth(guint i);
 
-/* The fault scenarios (scenario_faults.c). */
+/* The ordinary scenarios (scenario.c) and the fault scenarios (scenario_faults.c). */
+const scenario_t *scenario_ordinary(guint *n);
 const scenario_t *scenario_faults(guint *n);
 
 #endif

@@ -11,6 +11,8 @@
 #             fraction 0.3, uploads every 20 s; their own OTA transfers too);
 #   mesh3     the same three mesh hops from the border router;
 #   router    the same with a meter that is not sleepy (--rx-on-when-idle);
+#   busyfield the field report's busy network (meter-sim's busy-field), meter0
+#             at SZX 2..6, seed 1;
 #   ot-01..04 the real OpenThread captures (/work/shared/captures-real or
 #             $OT_CAPTURES): each holds transfers of one path at several block
 #             sizes; each transfer predicts the others of its file (the
@@ -58,6 +60,17 @@ sweep field
 sweep busy --background 30 --hidden-fraction 0.3 --bg-upload-interval 20
 sweep mesh3 --hops 3
 sweep router --rx-on-when-idle
+# The field report's busy network (meter-sim's busy-field: 2 hops, 30 nodes
+# half hidden, a 32 KiB image, a 10-minute bound): meter0's download at SZX
+# 2..6, seed 1; the analyser keeps meter0's transfers (--meter), since the
+# background nodes download firmware too.
+mkdir -p "$tmp/busyfield"
+for szx in 2 3 4 5 6; do
+    "$sim" --scenario busy-field --seed 1 --szx "$szx" --quiet --output "$tmp/busyfield/szx$szx.pcap"
+done
+meter0=$(python3 -c 'import json, sys
+print(next(t["meter"]["ipv6"] for t in json.load(open(sys.argv[1]))["transfers"] if t["meter"]["name"] == "meter0"))' \
+    "$tmp/busyfield/szx2.pcap.truth.json")
 mkdir -p "$tmp/seeds"
 for seed in $other_seeds; do
     # shellcheck disable=SC2086
@@ -78,6 +91,7 @@ for name in field busy mesh3 router; do
     analyse "$tmp/$name.json" "$tmp/$name"/szx?.pcap
 done
 analyse "$tmp/seeds.json" "$tmp/seeds"/*.pcap
+analyse "$tmp/busyfield.json" --meter "$meter0" "$tmp/busyfield"/szx?.pcap
 
 # The OpenThread captures: the prefs of their README (key, contexts, the
 # short-to-EUI-64 mappings without which a slice's first frames do not
@@ -185,7 +199,8 @@ summary = []
 titles = {"field": "field set (one sleepy meter, one hop, ~5% bursty loss)",
           "busy": "busy network (the field set among 30 background nodes)",
           "mesh3": "three mesh hops (the field set, --hops 3)",
-          "router": "a non-sleepy meter (the field set, --rx-on-when-idle)"}
+          "router": "a non-sleepy meter (the field set, --rx-on-when-idle)",
+          "busyfield": "the field report's busy network (busy-field: 2 hops, 30 nodes half hidden, 32 KiB)"}
 for name, title in titles.items():
     rows = sweep_rows(captures("%s/%s.json" % (tmp, name)))
     summary.append(report(title, rows, 0.2, "capture"))
@@ -237,3 +252,11 @@ if markdown:
         f.write("\n".join(md).lstrip("\n") + "\n")
     print("markdown tables written to %s" % markdown)
 PY
+
+# The other tables of docs/recommendation.md: every knob's what-ifs against
+# the truth per setting, and the verdict on the fault set (its seeds, and
+# the same cases with other seeds, which the rules were not set on).
+python3 "$here/validate_whatifs.py" "$build" ${markdown:+--markdown "$markdown.whatifs"} || true
+PYTHONPATH="$here/../lib" python3 "$here/../analyzer/test_verdict_faults.py" "$build/analyzer/meterscope" "$sim" || true
+PYTHONPATH="$here/../lib" python3 "$here/../analyzer/test_verdict_faults.py" "$build/analyzer/meterscope" "$sim" \
+    --seed-offset 100 || true
