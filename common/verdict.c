@@ -159,10 +159,16 @@ static double pauses_after_loss(const meter_transfer_record_t *r)
 double meter_poll_wait_unseen_s(const meter_transfer_record_t *r)
 {
     double exchanges = (double)r->requests - r->retransmissions;
+    double period = r->poll_period_s, turn = MAX(0.0, r->turnaround_median_s);
 
-    if (r->poll_period_s <= 0 || exchanges <= 0)
+    if (period <= 0 || exchanges <= 0)
         return 0;
-    return CLAMP(exchanges * r->poll_period_s / 2 - r->time_poll_s, 0, r->time_network_s);
+    /* The poll timer runs on from the poll that brought the last answer:
+     * the next answer is ready no sooner than the meter's turn-around
+     * later, and waits for the poll after it; where turn-around and round
+     * trip spread over more than a period, half a period on average. */
+    double wait = MAX(period - turn, period / 2);
+    return CLAMP(exchanges * wait - r->time_poll_s, 0, r->time_network_s);
 }
 
 /* The part of the split that took the most, besides the air. */

@@ -35,8 +35,11 @@ void        meter_verdict(const meter_transfer_record_t *r, meter_verdict_t *v);
 /* The poll waits the time split books as network: where the capture
  * cannot see an answer reach the sleepy meter's parent (one hop from the
  * border router, the answer comes off the backhaul), it waits for the next
- * poll half a period on average, once an exchange; what the split shows as
- * poll waits already counts, and never more than the network time. */
+ * poll of a timer that runs on from the poll that brought the last answer:
+ * at most the period less the meter's turn-around (the round trip taken as
+ * nothing: the capture cannot tell it from the wait), at least half a
+ * period, once an exchange; what the split shows as poll waits already
+ * counts, and never more than the network time. */
 double      meter_poll_wait_unseen_s(const meter_transfer_record_t *r);
 /* "radio_loss", "poll_wait", ...: the name the reports and the tests use. */
 const char *meter_verdict_cause_name(meter_verdict_cause_t cause);
