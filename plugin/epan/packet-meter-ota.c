@@ -260,12 +260,19 @@ void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root,
         expert_add_info(pinfo, ti, &ei_ota_incomplete);
 }
 
-void meter_ota_show_verdict(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                            const meter_transfer_record_t *transfer)
+void meter_ota_show_verdict(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ota_copy_result_t *result,
+                            const meter_coap_t *m, const meter_transfer_record_t *transfer)
 {
     meter_verdict_t v;
+    ota_msg_view_t view;
 
-    if (!PINFO_FD_VISITED(pinfo) || !transfer || pinfo->num != transfer->first_frame)
+    if (!PINFO_FD_VISITED(pinfo) || !transfer)
+        return;
+    ota_result_view(result, &view);
+    const meter_block_t *b = view.upload ? &m->block1 : &m->block2;
+    gboolean first_request = meter_coap_is_request(m) && view.round == 1 && !view.hop_copy && !view.rerequest &&
+                             (!b->present || b->num == 0);
+    if (pinfo->num != transfer->first_frame && !first_request)
         return;
     meter_verdict(transfer, &v);
     proto_item *ti = proto_tree_add_string(tree, hf_ota_verdict_cause, tvb, 0, 0, meter_verdict_cause_name(v.cause));

@@ -14,9 +14,10 @@ void meter_ota_show_frame(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, c
  * silence longer than stall_s before it is a stall. */
 void meter_ota_show_message(tvbuff_t *tvb, packet_info *pinfo, proto_tree *root, proto_tree *tree,
                             const ota_copy_result_t *r, const meter_coap_t *m, double stall_s);
-/* On the transfer's first frame, once the capture was read: its verdict
- * (common/verdict.h) as a field and an expert info. */
-void meter_ota_show_verdict(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
-                            const meter_transfer_record_t *transfer);
+/* On the transfer's first request (its first frame, or the frame a
+ * fragmented one was reassembled in), once the capture was read: its
+ * verdict (common/verdict.h) as a field and an expert info. */
+void meter_ota_show_verdict(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const ota_copy_result_t *result,
+                            const meter_coap_t *m, const meter_transfer_record_t *transfer);
 
 #endif

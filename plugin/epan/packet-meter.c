@@ -206,7 +206,7 @@ static void dissect_message(meter_session_t *session, packet_info *pinfo, proto_
     if (also)
         meter_ota_show_message(ds_tvb, pinfo, tree, mtree, also, &m, meter_session_stall_seconds(session));
     if (r->ota && PINFO_FD_VISITED(pinfo))
-        meter_ota_show_verdict(ds_tvb, pinfo, mtree,
+        meter_ota_show_verdict(ds_tvb, pinfo, mtree, r->ota, &m,
                                ota_track_record(meter_session_tracker(session), ota_result_transfer(r->ota)));
 
     meter_ctx_t ctx = decoder_context(session, pinfo, r, &m);
