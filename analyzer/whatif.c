@@ -218,7 +218,9 @@ static double late_share(double t, double median, double p95)
     if (median <= 0 || t <= 0)
         return 0;
     double sigma = p95 > median ? log(p95 / median) / Z90 : 0.05;
-    return 0.5 * erfc((log(t) - log(median)) / (sigma * M_SQRT2));
+    /* To a billionth: libm's erfc differs in its last bits between glibc
+     * releases, and the reports must not (a share of 1e-37 is none). */
+    return round(0.5 * erfc((log(t) - log(median)) / (sigma * M_SQRT2)) * 1e9) / 1e9;
 }
 
 /* Retransmissions for nothing per exchange with ACK_TIMEOUT a: the k-th
