@@ -14,19 +14,27 @@
 
 #define PAYS_SHARE 0.05
 
-static void append_cost(GString *s, const ms_whatif_t *c, const ms_image_cost_t *now)
+char *ms_image_cost_text(const ms_image_cost_t *c)
 {
-    char *t = duration_text(c->cost.duration_s, DURATION_FINE);
-    char *lo = duration_text(c->cost.low_s, DURATION_FINE), *hi = c->cost.high_s >= 0 ? duration_text(c->cost.high_s, DURATION_FINE) : g_strdup("never");
-    char *t0 = duration_text(now->duration_s, DURATION_FINE);
-    double frames = c->cost.meter_frames - now->meter_frames, on = c->cost.radio_on_s - now->radio_on_s;
+    char *t = duration_text(c->duration_s, DURATION_FINE), *lo = duration_text(c->low_s, DURATION_FINE);
+    char *hi = c->high_s >= 0 ? duration_text(c->high_s, DURATION_FINE) : g_strdup("never");
+    char *s = g_strdup_printf("%s (%s-%s)", t, lo, hi);
 
-    g_string_append_printf(s, "%s would take %s (%s-%s) instead of %s, with %.0f %s frames of the meter's and "
-                           "%.1f s %s radio-on", c->setting, t, lo, hi, t0, fabs(frames),
-                           frames >= 0 ? "more" : "fewer", fabs(on), on >= 0 ? "more" : "less");
     g_free(t);
     g_free(lo);
     g_free(hi);
+    return s;
+}
+
+static void append_cost(GString *s, const ms_whatif_t *c, const ms_image_cost_t *now)
+{
+    char *t = ms_image_cost_text(&c->cost), *t0 = duration_text(now->duration_s, DURATION_FINE);
+    double frames = c->cost.meter_frames - now->meter_frames, on = c->cost.radio_on_s - now->radio_on_s;
+
+    g_string_append_printf(s, "%s would take %s instead of %s, with %.0f %s frames of the meter's and "
+                           "%.1f s %s radio-on", c->setting, t, t0, fabs(frames),
+                           frames >= 0 ? "more" : "fewer", fabs(on), on >= 0 ? "more" : "less");
+    g_free(t);
     g_free(t0);
 }
 

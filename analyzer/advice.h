@@ -23,5 +23,8 @@ typedef struct {
  * turn-around grows with the block size: recommend.h). */
 void ms_advise(const ms_capture_t *c, const ms_transfer_t *t, double flash_s_per_byte, ms_advice_t *out);
 void ms_advice_clear(ms_advice_t *a);
+/* The whole image's time and its range, "4m05s (3m10s-5m40s)" ("never"
+ * where the range reaches a size that may never get through). */
+char *ms_image_cost_text(const ms_image_cost_t *c);
 
 #endif

@@ -29,21 +29,10 @@ void ms_analysis_clear_advice(ms_analysis_t *a)
     a->advice = NULL;
 }
 
-static char *range_text(const ms_image_cost_t *c)
-{
-    char *t = duration_text(c->duration_s, DURATION_FINE);
-    char *lo = duration_text(c->low_s, DURATION_FINE), *hi = c->high_s >= 0 ? duration_text(c->high_s, DURATION_FINE) : g_strdup("never");
-    char *s = g_strdup_printf("%s (%s-%s)", t, lo, hi);
-    g_free(t);
-    g_free(lo);
-    g_free(hi);
-    return s;
-}
-
 static void what_to_change(FILE *out, const ms_advice_t *v)
 {
     const ms_whatifs_t *w = &v->whatifs;
-    char *now = range_text(&w->now);
+    char *now = ms_image_cost_text(&w->now);
 
     fprintf(out, "\nWhat to change, from transfer %u (the whole %.0f bytes; docs/recommendation.md):\n",
             w->transfer, w->image_bytes);
@@ -55,7 +44,7 @@ static void what_to_change(FILE *out, const ms_advice_t *v)
             "radio-on");
     for (guint i = 0; i < w->changes->len && i < TABLE_CHANGES; i++) {
         const ms_whatif_t *c = &g_array_index(w->changes, ms_whatif_t, i);
-        char *t = range_text(&c->cost);
+        char *t = ms_image_cost_text(&c->cost);
         char *d = duration_text(fabs(c->saved_s), DURATION_FINE);
         char *against = g_strdup_printf("%s %s", c->saved_s >= 0 ? "saves" : "costs", d);
         fprintf(out, "  %-36s %-34s %-14s %12.0f %9.1fs\n", c->setting, t, against, c->cost.meter_frames,
@@ -88,24 +77,18 @@ void ms_report_table_advice(FILE *out, const ms_analysis_t *a)
     }
 }
 
-static void member_double(JsonBuilder *b, const char *name, double v)
-{
-    json_builder_set_member_name(b, name);
-    json_number_add(b, v);
-}
-
 static void json_cost(JsonBuilder *b, const ms_image_cost_t *c)
 {
-    member_double(b, "duration_s", c->duration_s);
-    member_double(b, "duration_low_s", c->low_s);
+    json_number_member(b, "duration_s", c->duration_s);
+    json_number_member(b, "duration_low_s", c->low_s);
     json_builder_set_member_name(b, "duration_high_s");
     if (c->high_s >= 0)
         json_number_add(b, c->high_s);
     else
         json_builder_add_null_value(b);
-    member_double(b, "meter_frames", c->meter_frames);
-    member_double(b, "meter_radio_on_s", c->radio_on_s);
-    member_double(b, "spurious_retransmissions", c->spurious);
+    json_number_member(b, "meter_frames", c->meter_frames);
+    json_number_member(b, "meter_radio_on_s", c->radio_on_s);
+    json_number_member(b, "spurious_retransmissions", c->spurious);
 }
 
 void ms_report_json_advice(JsonBuilder *b, const ms_advice_t *v)
@@ -114,7 +97,7 @@ void ms_report_json_advice(JsonBuilder *b, const ms_advice_t *v)
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "cause");
     json_builder_add_string_value(b, meter_verdict_cause_name(v->verdict.cause));
-    member_double(b, "lost_s", v->verdict.lost_s);
+    json_number_member(b, "lost_s", v->verdict.lost_s);
     json_builder_set_member_name(b, "sentence");
     json_builder_add_string_value(b, v->sentence ? v->sentence : "");
     json_builder_set_member_name(b, "action");
@@ -122,7 +105,7 @@ void ms_report_json_advice(JsonBuilder *b, const ms_advice_t *v)
         json_builder_begin_object(b);
         json_builder_set_member_name(b, "knob");
         json_builder_add_string_value(b, ms_knob_name(v->action->knob));
-        member_double(b, "value", v->action->value);
+        json_number_member(b, "value", v->action->value);
         json_builder_end_object(b);
     } else {
         json_builder_add_null_value(b);
@@ -135,10 +118,10 @@ void ms_report_json_advice(JsonBuilder *b, const ms_advice_t *v)
     }
     const ms_whatifs_t *w = &v->whatifs;
     json_builder_begin_object(b);
-    member_double(b, "image_bytes", w->image_bytes);
+    json_number_member(b, "image_bytes", w->image_bytes);
     json_builder_set_member_name(b, "sleepy");
     json_builder_add_boolean_value(b, w->sleepy);
-    member_double(b, "ack_timeout_s", w->ack_timeout_s);
+    json_number_member(b, "ack_timeout_s", w->ack_timeout_s);
     json_builder_set_member_name(b, "ack_timeout_from");
     json_builder_add_string_value(b, w->ack_timeout_measured ? "measured" : "assumed");
     json_builder_set_member_name(b, "now");
@@ -152,13 +135,13 @@ void ms_report_json_advice(JsonBuilder *b, const ms_advice_t *v)
         json_builder_begin_object(b);
         json_builder_set_member_name(b, "knob");
         json_builder_add_string_value(b, ms_knob_name(c->knob));
-        member_double(b, "value", c->value);
+        json_number_member(b, "value", c->value);
         json_builder_set_member_name(b, "setting");
         json_builder_add_string_value(b, c->setting);
         json_cost(b, &c->cost);
         /* reports carry no negative number: a change saves time or costs it */
-        member_double(b, "saves_s", MAX(0.0, c->saved_s));
-        member_double(b, "costs_s", MAX(0.0, -c->saved_s));
+        json_number_member(b, "saves_s", MAX(0.0, c->saved_s));
+        json_number_member(b, "costs_s", MAX(0.0, -c->saved_s));
         json_builder_set_member_name(b, "note");
         json_builder_add_string_value(b, c->note);
         json_builder_end_object(b);

@@ -158,12 +158,6 @@ static void json_transfer(JsonBuilder *b, const ms_transfer_t *x, const ms_advic
     json_builder_end_object(b);
 }
 
-static void json_member_double(JsonBuilder *b, const char *name, double v)
-{
-    json_builder_set_member_name(b, name);
-    json_number_add(b, v);
-}
-
 static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
 {
     json_builder_begin_object(b);
@@ -184,42 +178,42 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
         json_builder_end_object(b);
         return;
     }
-    json_member_double(b, "exchange_loss", r->exchange_loss);
-    json_member_double(b, "response_frames", r->upload ? r->other_frames : r->block_frames);
-    json_member_double(b, "block_frames", r->block_frames);
-    json_member_double(b, "other_frames", r->other_frames);
-    json_member_double(b, "frame_room_bytes", r->frame_room);
-    json_member_double(b, "block_overhead_bytes", r->block_overhead);
-    json_member_double(b, "request_loss", r->request_loss);
-    json_member_double(b, "first_frame_loss", r->first_frame_loss);
+    json_number_member(b, "exchange_loss", r->exchange_loss);
+    json_number_member(b, "response_frames", r->upload ? r->other_frames : r->block_frames);
+    json_number_member(b, "block_frames", r->block_frames);
+    json_number_member(b, "other_frames", r->other_frames);
+    json_number_member(b, "frame_room_bytes", r->frame_room);
+    json_number_member(b, "block_overhead_bytes", r->block_overhead);
+    json_number_member(b, "request_loss", r->request_loss);
+    json_number_member(b, "first_frame_loss", r->first_frame_loss);
     json_builder_set_member_name(b, "later_frame_loss");
     if (r->later_frame_loss >= 0)
         json_number_add(b, r->later_frame_loss);
     else
         json_builder_add_null_value(b);
-    json_member_double(b, "added_frame_loss", r->added_frame_loss);
+    json_number_member(b, "added_frame_loss", r->added_frame_loss);
     json_builder_set_member_name(b, "added_frame_loss_from");
     json_builder_add_string_value(b, r->added_from);
-    json_member_double(b, "hops", r->hops);
-    json_member_double(b, "train_frame_loss", r->train_loss);
-    json_member_double(b, "train_loss_growth", r->train_growth);
-    json_member_double(b, "train_loss_growth_low", r->train_growth_low);
-    json_member_double(b, "train_loss_growth_high", r->train_growth_high);
+    json_number_member(b, "hops", r->hops);
+    json_number_member(b, "train_frame_loss", r->train_loss);
+    json_number_member(b, "train_loss_growth", r->train_growth);
+    json_number_member(b, "train_loss_growth_low", r->train_growth_low);
+    json_number_member(b, "train_loss_growth_high", r->train_growth_high);
     json_builder_set_member_name(b, "train_loss_growth_from");
     json_builder_add_string_value(b, r->train_growth_measured ? "measured" : "assumed");
-    json_member_double(b, "air_s_per_block", r->air_s);
-    json_member_double(b, "network_s_per_block", r->network_s);
-    json_member_double(b, "poll_s_per_block", r->poll_s);
-    json_member_double(b, "turnaround_s_per_block", r->turnaround_s);
-    json_member_double(b, "timeouts_s_per_block", r->timeouts_s);
-    json_member_double(b, "first_timeout_s", r->timeout_s);
-    json_member_double(b, "frame_s", r->frame_s);
+    json_number_member(b, "air_s_per_block", r->air_s);
+    json_number_member(b, "network_s_per_block", r->network_s);
+    json_number_member(b, "poll_s_per_block", r->poll_s);
+    json_number_member(b, "turnaround_s_per_block", r->turnaround_s);
+    json_number_member(b, "timeouts_s_per_block", r->timeouts_s);
+    json_number_member(b, "first_timeout_s", r->timeout_s);
+    json_number_member(b, "frame_s", r->frame_s);
     json_builder_set_member_name(b, "frame_s_from");
     json_builder_add_string_value(b, r->frame_s_measured ? "measured" : "assumed");
-    json_member_double(b, "turnaround_s_per_byte", r->turn_s_per_byte);
+    json_number_member(b, "turnaround_s_per_byte", r->turn_s_per_byte);
     json_builder_set_member_name(b, "turnaround_growth_from");
     json_builder_add_string_value(b, ms_turn_source_name(r->turn_source));
-    json_member_double(b, "flash_s_per_byte", r->flash_s_per_byte);
+    json_number_member(b, "flash_s_per_byte", r->flash_s_per_byte);
     json_builder_set_member_name(b, "predictions");
     json_builder_begin_array(b);
     for (guint szx = 0; szx <= MS_SZX_MAX; szx++) {
@@ -228,10 +222,10 @@ static void json_recommendation(JsonBuilder *b, const ms_recommendation_t *r)
         json_builder_add_int_value(b, szx);
         json_builder_set_member_name(b, "block_size");
         json_builder_add_int_value(b, 16u << szx);
-        json_member_double(b, "exchange_fail", r->exchange_fail[szx]);
-        json_member_double(b, "rate_Bps", r->rate_Bps[szx]);
-        json_member_double(b, "rate_low_Bps", r->rate_low_Bps[szx]);
-        json_member_double(b, "rate_high_Bps", r->rate_high_Bps[szx]);
+        json_number_member(b, "exchange_fail", r->exchange_fail[szx]);
+        json_number_member(b, "rate_Bps", r->rate_Bps[szx]);
+        json_number_member(b, "rate_low_Bps", r->rate_low_Bps[szx]);
+        json_number_member(b, "rate_high_Bps", r->rate_high_Bps[szx]);
         json_builder_set_member_name(b, "duration_s");
         if (r->duration_s[szx] >= 0)
             json_number_add(b, r->duration_s[szx]);

@@ -35,4 +35,11 @@ static inline void json_number_add(JsonBuilder *b, double v)
     json_builder_add_double_value(b, v);
 }
 
+/* A member holding a number, as json_number_add writes it. */
+static inline void json_number_member(JsonBuilder *b, const char *name, double v)
+{
+    json_builder_set_member_name(b, name);
+    json_number_add(b, v);
+}
+
 #endif
