@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 #include "recommend.h"
+#include "ratio.h"
 
 /* IEEE 802.15.4: 127-byte PSDU; short addresses and PAN ID compression
  * (9-byte MAC header) and the FCS leave 116 bytes, unless the transfer's
@@ -71,11 +72,6 @@ double ms_expected_wait(double f, double timeout)
         cycle += fk * ldexp(1, k - 1);
     }
     return timeout * cycle / (1 - pow(f, MAX_RETRANSMIT + 1));
-}
-
-static double ratio(double a, double b, double none)
-{
-    return b > 0 ? a / b : none;
 }
 
 static gboolean is_upload(const meter_transfer_record_t *r)
@@ -283,8 +279,8 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
     double req_ok = (double)x->request_copies - MIN(x->request_copies_lost, x->request_copies);
     double resp_ok = (double)x->response_copies - MIN(x->response_copies_lost, x->response_copies);
     double later_lost = (double)x->response_copies_lost - MIN(x->response_first_lost, x->response_copies_lost);
-    double req_frames = ratio(x->request_frames_complete, req_ok, 1);
-    double resp_frames = ratio(x->response_frames_complete, resp_ok, 1);
+    double req_frames = meter_ratio(x->request_frames_complete, req_ok, 1);
+    double resp_frames = meter_ratio(x->response_frames_complete, resp_ok, 1);
 
     r->transfer = x->transfer;
     r->block_size = x->block_size;
@@ -308,10 +304,10 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
                                       : DEFAULT_OVERHEAD;
     r->block_overhead = CLAMP(r->block_overhead, 0, r->frame_room);
     r->frag1_block_bytes = x->frag1_block_bytes;
-    r->request_loss = ratio(x->request_copies_lost, x->request_copies, 0);
-    r->first_frame_loss = ratio(x->response_first_lost, x->response_copies, 0);
-    r->later_frame_loss = ratio(later_lost, x->response_later_frames, -1);
-    r->last_frame_loss = ratio(x->train_last_lost, x->train_last_frames, -1);
+    r->request_loss = meter_ratio(x->request_copies_lost, x->request_copies, 0);
+    r->first_frame_loss = meter_ratio(x->response_first_lost, x->response_copies, 0);
+    r->later_frame_loss = meter_ratio(later_lost, x->response_later_frames, -1);
+    r->last_frame_loss = meter_ratio(x->train_last_lost, x->train_last_frames, -1);
     /* One frame more in a block's datagram. A download's: lost like a later
      * frame of a response, measured where the responses have middle frames;
      * else (single-frame or two-frame responses, or no later frame lost:
@@ -330,7 +326,7 @@ gboolean ms_recommend(const ms_capture_t *c, const ms_transfer_t *t, double flas
         r->added_frame_loss = r->request_loss;
         r->added_from = "requests";
     }
-    r->hops = MAX(1.0, ratio(x->request_copies, x->requests, 1));
+    r->hops = MAX(1.0, meter_ratio(x->request_copies, x->requests, 1));
     fit_train(x, r);
     /* Not every lost copy costs an exchange (a last fragment whose ACKs
      * were all lost arrived; a duplicate answer's copy was not needed): a

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 #include "whatif.h"
+#include "ratio.h"
 #include "radio_timing.h"
 #include "verdict.h"
 
@@ -58,24 +59,19 @@ typedef struct {
     gboolean waits_fit;          /* the timeouts are the model's waits (else they stay as measured) */
 } base_t;
 
-static double per(double a, double b, double none)
-{
-    return b > 0 ? a / b : none;
-}
-
 static void measure(const meter_transfer_record_t *x, const ms_recommendation_t *r, base_t *b)
 {
     b->blocks_now = x->blocks;
     b->block_s = r->air_s + r->network_s + r->poll_s + r->turnaround_s + r->timeouts_s;
-    b->rounds = per(x->requests, x->blocks, 1);
+    b->rounds = meter_ratio(x->requests, x->blocks, 1);
     b->req_frames = r->upload ? r->block_frames : r->other_frames;
     b->resp_frames = r->upload ? r->other_frames : r->block_frames;
-    b->req_bytes = per(x->request_bytes_complete, x->request_frames_complete, 60);
-    b->resp_bytes = per(x->response_bytes_complete, x->response_frames_complete, 100);
-    b->poll_s = r->poll_s + per(meter_poll_wait_unseen_s(x), x->blocks, 0);
-    b->polls = per(x->polls, x->blocks, 0);
-    b->spurious = per(x->spurious_retransmissions, x->blocks, 0);
-    b->dup_per_spurious = CLAMP(per(x->duplicate_responses, x->spurious_retransmissions, 0), 0, 1);
+    b->req_bytes = meter_ratio(x->request_bytes_complete, x->request_frames_complete, 60);
+    b->resp_bytes = meter_ratio(x->response_bytes_complete, x->response_frames_complete, 100);
+    b->poll_s = r->poll_s + meter_ratio(meter_poll_wait_unseen_s(x), x->blocks, 0);
+    b->polls = meter_ratio(x->polls, x->blocks, 0);
+    b->spurious = meter_ratio(x->spurious_retransmissions, x->blocks, 0);
+    b->dup_per_spurious = CLAMP(meter_ratio(x->duplicate_responses, x->spurious_retransmissions, 0), 0, 1);
     b->loss = r->exchange_loss;
     b->loss_sd = x->requests ? sqrt(MAX(b->loss * (1 - b->loss), 0.25 / x->requests) / x->requests) : 0;
     b->waits_fit = r->exchange_loss > 0 && r->exchange_loss < 1;
@@ -144,10 +140,10 @@ static void block_sizes(ms_whatifs_t *w, const ms_recommendation_t *r, const bas
         double f = r->exchange_fail[szx];
         double k = MAX(1.0, ms_frames_for_block(size, r) * r->block_frames / k_base);
         double resp = r->upload ? b->resp_frames : k;
-        double rounds = b->rounds * per(1 - b->loss, 1 - f, 1);
+        double rounds = b->rounds * meter_ratio(1 - b->loss, 1 - f, 1);
         ms_whatif_t *c = add(w, MS_KNOB_BLOCK_SIZE, szx);
         g_snprintf(c->setting, sizeof c->setting, "SZX %u (%u-byte blocks)", szx, size);
-        image_cost(b, w->sleepy, blocks, block_s, rounds, resp, b->polls * per(block_s, b->block_s, 1), 0,
+        image_cost(b, w->sleepy, blocks, block_s, rounds, resp, b->polls * meter_ratio(block_s, b->block_s, 1), 0,
                    &c->cost);
         /* The extrapolated loss is as uncertain as the measured one, and
          * more the further the frames are from the measured ones. */
@@ -177,7 +173,7 @@ static void poll_periods(ms_whatifs_t *w, const meter_transfer_record_t *x, cons
                          const base_t *b)
 {
     double period = x->poll_period_s;
-    double exchanges = per((double)x->requests - x->retransmissions, x->blocks, 1);
+    double exchanges = meter_ratio((double)x->requests - x->retransmissions, x->blocks, 1);
 
     if (!w->sleepy || period <= 0 || b->poll_s <= 0 || exchanges <= 0)
         return;
@@ -185,8 +181,8 @@ static void poll_periods(ms_whatifs_t *w, const meter_transfer_record_t *x, cons
     /* d as the measured wait says; where the capture could not see the
      * answers reach the parent, as uncertain as those waits. */
     double wait_now = b->poll_s / exchanges, d = MAX(0.0, period - wait_now);
-    double unseen = per(meter_poll_wait_unseen_s(x), (double)x->requests - x->retransmissions, 0) +
-                    per(x->time_poll_uncertain_s, (double)x->requests - x->retransmissions, 0);
+    double unseen = meter_ratio(meter_poll_wait_unseen_s(x), (double)x->requests - x->retransmissions, 0) +
+                    meter_ratio(x->time_poll_uncertain_s, (double)x->requests - x->retransmissions, 0);
     /* what the formula is off by at the measured period (a wait shorter than half of it) */
     double scale = wait_now / poll_wait(period, d);
     for (guint i = 0; i < G_N_ELEMENTS(POLL_PERIODS_S); i++) {
@@ -194,7 +190,7 @@ static void poll_periods(ms_whatifs_t *w, const meter_transfer_record_t *x, cons
         if (fabs(p - period) < 0.2 * period)
             continue;
         double poll_s = exchanges * scale * poll_wait(p, d), block_s = b->block_s - b->poll_s + poll_s;
-        double polls = b->polls * per(block_s, b->block_s, 1) * period / p;
+        double polls = b->polls * meter_ratio(block_s, b->block_s, 1) * period / p;
         double low = exchanges * scale * MIN(poll_wait(p, d + unseen), poll_wait(p, MAX(0.0, d - unseen)));
         double high = exchanges * scale * MAX(poll_wait(p, d + unseen), poll_wait(p, MAX(0.0, d - unseen)));
         ms_whatif_t *c = add(w, MS_KNOB_POLL_PERIOD, p);
@@ -260,7 +256,7 @@ static void ack_timeouts(ms_whatifs_t *w, const meter_transfer_record_t *x, cons
         ms_whatif_t *c = add(w, MS_KNOB_ACK_TIMEOUT, a);
         g_snprintf(c->setting, sizeof c->setting, "ACK_TIMEOUT %.1f s", a);
         image_cost(b, w->sleepy, blocks, block_s, b->rounds - b->spurious + spurious, b->resp_frames,
-                   b->polls * per(block_s, b->block_s, 1), 0, &c->cost);
+                   b->polls * meter_ratio(block_s, b->block_s, 1), 0, &c->cost);
         /* the retransmissions for nothing, counted apart from the rounds */
         c->cost.spurious = blocks * spurious;
         loss_range(r, b, block_s - wait, b->loss, b->loss_sd, timeout_s, blocks, &c->cost);
@@ -299,10 +295,10 @@ static void hops(ms_whatifs_t *w, const ms_recommendation_t *r, const base_t *b)
         double f = 1 - pow(1 - per_hop, h2), air = r->air_s * h2 / h;
         double wait = waits(r, b, f, r->timeout_s);
         double block_s = b->block_s - r->air_s + air - waits(r, b, b->loss, r->timeout_s) + wait;
-        double rounds = b->rounds * per(1 - b->loss, 1 - f, 1);
+        double rounds = b->rounds * meter_ratio(1 - b->loss, 1 - f, 1);
         ms_whatif_t *c = add(w, MS_KNOB_HOPS, h2);
         g_snprintf(c->setting, sizeof c->setting, "%.0f hop%s to the border router", h2, h2 == 1 ? "" : "s");
-        image_cost(b, w->sleepy, blocks, block_s, rounds, b->resp_frames, b->polls * per(block_s, b->block_s, 1),
+        image_cost(b, w->sleepy, blocks, block_s, rounds, b->resp_frames, b->polls * meter_ratio(block_s, b->block_s, 1),
                    b->spurious, &c->cost);
         loss_range(r, b, block_s - wait, f, b->loss_sd * h2 / h, r->timeout_s, blocks, &c->cost);
         g_snprintf(c->note, sizeof c->note, "exchange loss %.1f%% (%.1f%% a hop, as measured over %.1f hops)",

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 #include "verdict.h"
+#include "ratio.h"
 
 /* A sniffer that missed this share of the transfer's frames leaves its
  * losses and retransmissions too uncertain to blame on the radio. */
@@ -37,16 +38,11 @@ const char *meter_verdict_cause_name(meter_verdict_cause_t cause)
     return (guint)cause < VERDICT_CAUSES ? names[cause] : "none";
 }
 
-static double share(double part, double whole)
-{
-    return whole > 0 ? part / whole : 0;
-}
-
 /* "12.3 s of 250.0 s (5%)"; under 10 s to the millisecond. */
 static void part_text(char *buf, gsize size, double part, double whole)
 {
     int decimals = whole < 10 ? 3 : 1;
-    g_snprintf(buf, size, "%.*f s of %.*f s (%.0f%%)", decimals, part, decimals, whole, 100 * share(part, whole));
+    g_snprintf(buf, size, "%.*f s of %.*f s (%.0f%%)", decimals, part, decimals, whole, 100 * meter_ratio(part, whole, 0));
 }
 
 static gboolean on_ip(const meter_transfer_record_t *r, const char *side)
@@ -69,11 +65,11 @@ static gboolean capture_imperfect(const meter_transfer_record_t *r, meter_verdic
         v->lost_s = r->time_unseen_s;
         return TRUE;
     }
-    if (share(r->frames_missed_estimate, frames) >= CAPTURE_MISSED_SHARE) {
+    if (meter_ratio(r->frames_missed_estimate, frames, 0) >= CAPTURE_MISSED_SHARE) {
         g_snprintf(v->evidence, sizeof v->evidence,
                    "the sniffer missed about %u of the transfer's %.0f frames (%.0f%%): its losses and "
                    "retransmissions are bounds, and the cause of the lost time cannot be judged from it",
-                   r->frames_missed_estimate, frames, 100 * share(r->frames_missed_estimate, frames));
+                   r->frames_missed_estimate, frames, 100 * meter_ratio(r->frames_missed_estimate, frames, 0));
         return TRUE;
     }
     return FALSE;
@@ -108,7 +104,7 @@ static gboolean stalls(const meter_transfer_record_t *r, meter_verdict_t *v)
 {
     char part[64];
 
-    if (!r->stalls || share(r->stalled_s, r->duration_s) < STALLS_SHARE)
+    if (!r->stalls || meter_ratio(r->stalled_s, r->duration_s, 0) < STALLS_SHARE)
         return FALSE;
     /* CoAP's doubling timeouts make silences of their own on a lossy link
      * (the fourth wait is 16-24 s): then many blocks needed a retry, and
@@ -188,7 +184,7 @@ static void largest_part(const meter_transfer_record_t *r, meter_verdict_t *v)
         if (parts[i].s > parts[best].s)
             best = i;
     part_text(part, sizeof part, parts[best].s, r->duration_s);
-    if (share(parts[best].s, r->duration_s) < NOTABLE_SHARE) {
+    if (meter_ratio(parts[best].s, r->duration_s, 0) < NOTABLE_SHARE) {
         v->cause = VERDICT_NONE;
         g_snprintf(v->evidence, sizeof v->evidence,
                    "no cause stands out: the largest part besides the air took %s", part);
